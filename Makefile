@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# AUX-area sampling for Linux perf: build, boot and test harness.
+# See README.md.  Every build goes to $(BUILD); nothing is written elsewhere.
+
+BUILD      ?= $(CURDIR)/build
+export BUILD
+TREE       := $(BUILD)/linux
+KDEBUG     := $(BUILD)/kernel-debug
+KQEMU      := $(BUILD)/kernel
+PERF_OUT   := $(BUILD)/perf
+JOBS       ?= $(shell nproc)
+SELFTESTS  := perf_events
+
+PERF_FLAGS := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
+	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \
+	      CC="ccache gcc" HOSTCC="ccache gcc"
+
+.PHONY: all tree kernel kernel-debug perf selftests check demo checkpatch \
+	export deps clean
+
+all: kernel-debug perf selftests
+
+deps:
+	harness/deps.sh
+
+tree:
+	harness/tree.sh
+
+kernel: tree
+	harness/kbuild.sh $(KQEMU) harness/configs/qemu.config
+
+kernel-debug: tree
+	harness/kbuild.sh $(KDEBUG) harness/configs/qemu.config harness/configs/debug.config
+
+perf: tree
+	mkdir -p $(PERF_OUT)
+	$(MAKE) -s -C $(TREE)/tools/perf O=$(PERF_OUT) -j$(JOBS) $(PERF_FLAGS)
+
+# Built against the debug kernel's exported uapi headers.
+selftests: kernel-debug
+	for t in $(SELFTESTS); do \
+		mkdir -p $(BUILD)/selftests/$$t && \
+		$(MAKE) -s -C $(TREE)/tools/testing/selftests/$$t \
+			OUTPUT=$(BUILD)/selftests/$$t \
+			KHDR_INCLUDES="-isystem $(KDEBUG)/usr/include" || exit 1; \
+	done
+
+checkpatch: tree
+	harness/checkpatch.sh
+
+check: all
+	harness/check.sh $(SELFTESTS)
+
+demo: kernel perf
+	harness/demo.sh
+
+export:
+	harness/export.sh
+
+clean:
+	rm -rf $(BUILD)

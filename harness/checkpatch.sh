@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The series as it would be mailed: every commit of the assembled tree on top
+# of the base, new files included, through scripts/checkpatch.pl --strict.
+# The patches land in $BUILD/series.  Prints "PASS name" or "FAIL name"
+# (with checkpatch's report) per patch; exits 1 on any failure.
+set -uo pipefail
+
+. "$(dirname "$0")/common.sh"
+base=$(git -C "$tree" describe --tags --abbrev=0 --match 'base-*' HEAD)
+out=$build/series
+rm -rf "$out"
+git -C "$tree" format-patch -q --zero-commit -o "$out" "$base"..HEAD
+status=0
+for p in "$out"/*.patch; do
+	[ -f "$p" ] || continue
+	if report=$(cd "$tree" && scripts/checkpatch.pl --strict --quiet \
+			--no-summary "$p" 2>&1); then
+		echo "PASS checkpatch: $(basename "$p")"
+	else
+		echo "FAIL checkpatch: $(basename "$p")"
+		printf '%s\n' "$report" | sed 's/^/    /'
+		status=1
+	fi
+done
+exit $status

@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-guest.sh [-k BZIMAGE] [-t SECONDS] [-o DIR] COMMAND...
+#
+# Boot BZIMAGE under QEMU (TCG, 2 vCPUs) with the host's root read-only over
+# virtio-9p, run COMMAND in the guest under sh, print its output and exit
+# with its status.  The run fails (status 1) when the console shows a kernel
+# splat (oops, BUG, WARNING, KASAN, lockdep, kmemleak, hung task, RCU stall),
+# and ends with status 124 when the guest does not finish within SECONDS.
+# DIR keeps the run's files: cmd, output, rc and console.log.
+set -uo pipefail
+
+. "$(dirname "$0")/common.sh"
+kernel=$build/kernel-debug/arch/x86/boot/bzImage
+timeout=600
+out=
+
+while getopts k:t:o: opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || { echo "usage: run-guest.sh [-k BZIMAGE] [-t SECONDS] [-o DIR] COMMAND..." >&2; exit 2; }
+[ -f "$kernel" ] || { echo "run-guest: no kernel at $kernel" >&2; exit 2; }
+
+if [ -z "$out" ]; then
+	mkdir -p "$build/guest"
+	out=$(mktemp -d "$build/guest/run.XXXXXX")
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out/output" "$out/rc" "$out/console.log"
+printf '%s\n' "$*" > "$out/cmd"
+
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
+	-cpu max -smp 2 -m 2048 -no-reboot \
+	-display none -monitor none -serial "file:$out/console.log" \
+	-kernel "$kernel" \
+	-append "console=ttyS0 root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000 ro init=$repo/harness/guest-init.sh panic=-1 hung_task_timeout_secs=60" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$out,mount_tag=out,security_model=none"
+qemu_rc=$?
+
+[ -f "$out/output" ] && cat "$out/output"
+
+splat='Oops|BUG:|WARNING:|KASAN|kernel BUG|Kernel panic|unreferenced object|INFO: task .* blocked|rcu: INFO:|Call Trace:'
+if grep -Eq "$splat" "$out/console.log"; then
+	echo "run-guest: kernel splat on the console ($out/console.log):" >&2
+	grep -E -m5 "$splat" "$out/console.log" >&2
+	exit 1
+fi
+if [ $qemu_rc = 124 ] || [ $qemu_rc = 137 ]; then
+	echo "run-guest: guest did not finish within ${timeout}s ($out/console.log)" >&2
+	exit 124
+fi
+if [ ! -f "$out/rc" ]; then
+	echo "run-guest: guest ended without a result (qemu status $qemu_rc, $out/console.log)" >&2
+	exit 1
+fi
+exit "$(cat "$out/rc")"
