@@ -18,3 +18,23 @@ series_lines() {
 	[ -f "$repo/patches/series" ] || return 0
 	grep -v -e '^#' -e '^[[:space:]]*$' "$repo/patches/series" || true
 }
+
+# What the assembled tree is made of: the base version, the new files and
+# the series.  tree.sh re-assembles when it changes.
+inputs_hash() {
+	{
+		dpkg-query -W -f='${Version}' linux-source-6.1
+		overlay_files | while read -r f; do
+			echo "$f"; cat "$repo/$f"
+		done
+		series_lines | while read -r p _; do
+			echo "$p"; cat "$repo/patches/$p"
+		done
+	} | sha256sum | cut -d' ' -f1
+}
+
+# The tree's HEAD is what the repo holds: see tree.sh.
+stamp=$tree/.git/aux-sample-assembled
+mark_assembled() {
+	echo "$(inputs_hash) $(git -C "$tree" rev-parse HEAD)" > "$stamp"
+}

@@ -57,4 +57,5 @@ for c in $(git -C "$tree" rev-list --reverse "$base"..HEAD); do
 	# shellcheck disable=SC2086
 	echo "$name" $added >> "$series"
 done
+mark_assembled
 echo "export: $n patches, $(echo "$new" | grep -c . || true) new files"

@@ -22,20 +22,7 @@ if [ "$have" != "$pinned" ]; then
 	echo "tree: NOTE: base is linux-source-6.1 $have; harness/base.version pins $pinned (tested)" >&2
 fi
 
-inputs_hash() {
-	{
-		echo "$have"
-		overlay_files | while read -r f; do
-			echo "$f"; cat "$repo/$f"
-		done
-		series_lines | while read -r p _; do
-			echo "$p"; cat "$repo/patches/$p"
-		done
-	} | sha256sum | cut -d' ' -f1
-}
-
 want=$(inputs_hash)
-stamp=$tree/.git/aux-sample-assembled
 
 if [ -f "$stamp" ]; then
 	read -r got_hash got_head < "$stamp"
@@ -80,7 +67,10 @@ add_new_files() {
 }
 
 while read -r p files; do
-	if ! "${gitc[@]}" -C "$tree" am -q --allow-empty --whitespace=nowarn "$repo/patches/$p"; then
+	# A patch that only adds new files is a message without a diff:
+	# git am stops on it, and --allow-empty makes it a commit.
+	if ! "${gitc[@]}" -C "$tree" am -q --whitespace=nowarn "$repo/patches/$p" 2>/dev/null &&
+	   ! "${gitc[@]}" -C "$tree" am -q --allow-empty 2>/dev/null; then
 		echo "tree: patches/$p does not apply to linux-source-6.1 $have" >&2
 		git -C "$tree" am --show-current-patch=diff >&2 || true
 		git -C "$tree" am --abort
@@ -100,5 +90,5 @@ if [ -n "$unclaimed" ]; then
 	"${gitc[@]}" -C "$tree" commit -q -m "UNCLAIMED: new files in no patch of patches/series"
 fi
 
-echo "$want $(git -C "$tree" rev-parse HEAD)" > "$stamp"
+mark_assembled
 echo "tree: $(series_lines | wc -l) patches applied on $have"
