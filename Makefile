@@ -16,8 +16,8 @@ PERF_FLAGS := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \
 	      CC="ccache gcc" HOSTCC="ccache gcc"
 
-.PHONY: all tree kernel kernel-debug perf selftests check demo checkpatch \
-	export deps clean
+.PHONY: all tree kernel kernel-debug perf selftests check demo bench \
+	checkpatch export deps clean
 
 all: kernel-debug perf selftests
 
@@ -44,6 +44,10 @@ selftests: kernel-debug
 		$(MAKE) -s -C $(TREE)/tools/testing/selftests/$$t \
 			OUTPUT=$(BUILD)/selftests/$$t \
 			KHDR_INCLUDES="-isystem $(KDEBUG)/usr/include" || exit 1; \
+		$(MAKE) -s --no-print-directory \
+			-C $(TREE)/tools/testing/selftests/$$t emit_tests \
+			OUTPUT=$(BUILD)/selftests/$$t | cut -d: -f2 \
+			> $(BUILD)/selftests/$$t/tests.list || exit 1; \
 	done
 
 checkpatch: tree
@@ -54,6 +58,9 @@ check: all
 
 demo: kernel perf
 	harness/demo.sh
+
+bench: kernel selftests
+	harness/bench.sh
 
 export:
 	harness/export.sh

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # guest-tests.sh BUILD SUITE...: run inside the guest (harness/check.sh boots
-# it).  Runs every test program of each kselftest suite built under
-# BUILD/selftests/SUITE, each under its suite's timeout, and leaves
-# tests/SUITE.PROG.log and tests/SUITE.PROG.rc in the run's directory.
+# it).  Runs the test programs of each kselftest suite built under
+# BUILD/selftests/SUITE (as listed in its tests.list, made by "make
+# selftests" from the suite's emit_tests), each under its suite's timeout,
+# and leaves tests/SUITE.PROG.log and .rc in the run's directory.
 build=$1
 shift
 mkdir -p /tmp/out/tests
@@ -12,11 +13,10 @@ for suite; do
 	dir=$build/selftests/$suite
 	limit=$(sed -n "s/^timeout=//p" "$build/linux/tools/testing/selftests/$suite/settings" 2>/dev/null)
 	[ -n "$limit" ] || limit=45
-	for prog in "$dir"/*; do
-		[ -f "$prog" ] && [ -x "$prog" ] || continue
-		name=$suite.$(basename "$prog")
+	for prog in $(cat "$dir/tests.list"); do
+		name=$suite.$prog
 		echo "guest-tests: $name"
-		(cd "$dir" && timeout -k 5 "$limit" "$prog") \
+		(cd "$dir" && timeout -k 5 "$limit" "./$prog") \
 			> "/tmp/out/tests/$name.log" 2>&1
 		echo $? > "/tmp/out/tests/$name.rc"
 	done
