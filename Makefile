@@ -11,6 +11,8 @@ KQEMU      := $(BUILD)/kernel
 PERF_OUT   := $(BUILD)/perf
 JOBS       ?= $(shell nproc)
 SELFTESTS  := perf_events
+# perf test description patterns: the project's perf tests.
+PERF_TESTS := ptsim
 
 PERF_FLAGS := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \
@@ -54,7 +56,7 @@ checkpatch: tree
 	harness/checkpatch.sh
 
 check: all
-	harness/check.sh $(SELFTESTS)
+	SUITES="$(SELFTESTS)" PERF_TESTS="$(PERF_TESTS)" harness/check.sh
 
 demo: kernel perf
 	harness/demo.sh

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh SUITE...: the project's test run (make check).  checkpatch on the
-# series and new files, then the kselftest SUITEs inside the booted debug
-# kernel, then a check that the harness itself reports a guest WARNING as a
-# failure.  Ends with "N passed, N failed" (and skips, each with its reason).
+# check.sh: the project's test run (make check).  checkpatch on the series,
+# then the kselftest suites $SUITES and the perf tests $PERF_TESTS inside the
+# booted debug kernel, then a check that the harness itself reports a guest
+# WARNING as a failure.  Ends with "N passed, N failed, N skipped" (each
+# skip is listed with its reason).
 set -uo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -54,14 +55,37 @@ while read -r verdict name; do
 	esac
 done < <("$repo/harness/checkpatch.sh")
 
-echo "== kselftests in the debug kernel: $*"
+# One "perf test -v" run: one result per test it ran.
+perf_test_results() {	# NAME LOG RC
+	local name=$1 log=$2 rc=$3 line any=0
+	while read -r line; do
+		any=1
+		case $line in
+		*": Ok") result PASS "$name: $line" ;;
+		*": Skip"*) result SKIP "$name: $line" ;;
+		*) result FAIL "$name: $line"; tail -30 "$log" | sed 's/^/    /' ;;
+		esac
+	done < <(grep -E '^ *[0-9.]+: .* : (Ok|FAILED!|Skip.*)$' "$log")
+	if [ $any = 0 ]; then
+		result FAIL "$name: ran no test (status $rc)"
+		tail -20 "$log" | sed 's/^/    /'
+	fi
+}
+
+echo "== in the debug kernel: kselftests $SUITES; perf tests $PERF_TESTS"
 "$repo/harness/run-guest.sh" -t 2400 -o "$results/guest" \
-	"$repo/harness/guest-tests.sh" "$build" "$@" > "$results/guest.log" 2>&1
+	"$repo/harness/guest-tests.sh" "$build" "'$SUITES'" "'$PERF_TESTS'" \
+	> "$results/guest.log" 2>&1
 guest_rc=$?
 for rcfile in "$results"/guest/tests/*.rc; do
 	[ -f "$rcfile" ] || continue
 	t=$(basename "$rcfile" .rc)
-	tap_results "$t" "${rcfile%.rc}.log" "$(cat "$rcfile")"
+	case $t in
+	perf-test.*)
+		perf_test_results "$t" "${rcfile%.rc}.log" "$(cat "$rcfile")" ;;
+	*)
+		tap_results "$t" "${rcfile%.rc}.log" "$(cat "$rcfile")" ;;
+	esac
 done
 if [ $guest_rc = 0 ]; then
 	result PASS "guest: test run ended with no kernel splat"

@@ -1,23 +1,33 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest-tests.sh BUILD SUITE...: run inside the guest (harness/check.sh boots
-# it).  Runs the test programs of each kselftest suite built under
-# BUILD/selftests/SUITE (as listed in its tests.list, made by "make
-# selftests" from the suite's emit_tests), each under its suite's timeout,
-# and leaves tests/SUITE.PROG.log and .rc in the run's directory.
+# guest-tests.sh BUILD "SUITE..." "PERF_TEST..."
+#
+# Run inside the guest (harness/check.sh boots it).  Runs the test programs
+# of each kselftest SUITE built under BUILD/selftests/SUITE (as listed in
+# its tests.list, made by "make selftests" from the suite's emit_tests),
+# each under its suite's timeout, then "perf test -v" for each PERF_TEST
+# (a description pattern), from the tree's tools/perf so that perf finds its
+# shell tests.  Leaves tests/NAME.log and tests/NAME.rc in the run's dir.
 build=$1
-shift
-mkdir -p /tmp/out/tests
-for suite; do
+out=/tmp/out/tests
+mkdir -p $out
+
+for suite in $2; do
 	dir=$build/selftests/$suite
 	limit=$(sed -n "s/^timeout=//p" "$build/linux/tools/testing/selftests/$suite/settings" 2>/dev/null)
 	[ -n "$limit" ] || limit=45
 	for prog in $(cat "$dir/tests.list"); do
 		name=$suite.$prog
 		echo "guest-tests: $name"
-		(cd "$dir" && timeout -k 5 "$limit" "./$prog") \
-			> "/tmp/out/tests/$name.log" 2>&1
-		echo $? > "/tmp/out/tests/$name.rc"
+		(cd "$dir" && timeout -k 5 "$limit" "./$prog") > $out/$name.log 2>&1
+		echo $? > $out/$name.rc
 	done
+done
+
+for t in $3; do
+	echo "guest-tests: perf test $t"
+	(cd "$build/linux/tools/perf" && timeout -k 5 600 "$build/perf/perf" test -v "$t") \
+		> $out/perf-test.$t.log 2>&1
+	echo $? > $out/perf-test.$t.rc
 done
