@@ -5,6 +5,8 @@
 
 BUILD      ?= $(CURDIR)/build
 export BUILD
+# ccache hits across clones: paths below here are hashed relative.
+export CCACHE_BASEDIR := $(CURDIR)
 TREE       := $(BUILD)/linux
 KDEBUG     := $(BUILD)/kernel-debug
 KQEMU      := $(BUILD)/kernel
