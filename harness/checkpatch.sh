@@ -12,6 +12,9 @@ base=$(git -C "$tree" describe --tags --abbrev=0 --match 'base-*' HEAD)
 out=$build/series
 rm -rf "$out"
 git -C "$tree" format-patch -q --zero-commit -o "$out" "$base"..HEAD
+# checkpatch's SPDX check needs python3-ply: Debian's python3, not another
+# one that may come first on PATH.
+export PATH=/usr/bin:$PATH
 status=0
 for p in "$out"/*.patch; do
 	[ -f "$p" ] || continue

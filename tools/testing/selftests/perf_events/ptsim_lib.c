@@ -258,10 +258,10 @@ int ptsim_decode(const struct ptsim_stream *s, struct ptsim_trace *t)
 			err = pt_pkt_next(dec, &pkt, sizeof(pkt));
 			if (err < 0)
 				break;
+			if (pkt.type == ppt_psb)
+				t->nr_psb++;
 			switch (pkt.type) {
 			case ppt_psb:
-				t->nr_psb++;
-				/* fall through */
 			case ppt_psbend:
 			case ppt_tsc:
 			case ppt_cbr:
@@ -343,7 +343,6 @@ long ptsim_unreported_gap(const struct ptsim_stream *s,
 void ptsim_spin(unsigned int ms)
 {
 	struct timespec now, end;
-	volatile unsigned long n = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += ms / 1000;
@@ -354,7 +353,7 @@ void ptsim_spin(unsigned int ms)
 	}
 	do {
 		for (int i = 0; i < 10000; i++)
-			n++;
+			asm volatile("" : : "r" (i));
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while (now.tv_sec < end.tv_sec ||
 		 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));

@@ -18,7 +18,7 @@
 #define PTSIM_INTERVAL(us)	((uint64_t)(us))
 /* attr.config: PSB every 2^(n + 11) bytes. */
 #define PTSIM_PSB_PERIOD(n)	((uint64_t)(n) << 24)
-#define PTSIM_BRANCH		(1ULL << 13)
+#define PTSIM_BRANCH		0x2000ULL	/* config:13 */
 
 /* A stretch of trace and the AUX record flags the kernel gave it. */
 struct ptsim_chunk {

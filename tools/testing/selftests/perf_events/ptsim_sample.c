@@ -31,7 +31,8 @@ FIXTURE_SETUP(ptsim_sample)
 	int type = ptsim_type();
 
 	memset(self, 0, sizeof(*self));
-	self->leader = self->sampler = -1;
+	self->leader = -1;
+	self->sampler = -1;
 	if (type < 0)
 		SKIP(return, "no ptsim PMU (CONFIG_PTSIM)");
 
