@@ -28,7 +28,8 @@ result() {	# PASS|FAIL|SKIP NAME...
 }
 
 # One kselftest program's TAP log: one result per "ok"/"not ok" line; a
-# program that failed without saying which case failed counts as a failure.
+# program that failed without saying which case failed, or printed no
+# result at all, counts as a failure.
 tap_results() {	# NAME LOG RC
 	local name=$1 log=$2 rc=$3 line bad=0 any=0
 	while read -r line; do
@@ -38,9 +39,12 @@ tap_results() {	# NAME LOG RC
 		*"# SKIP"*) result SKIP "$name: ${line#ok }" ;;
 		*) result PASS "$name: ${line#ok }" ;;
 		esac
-	done < <(grep -E '^(not )?ok [0-9]+ ' "$log")
+	done < <(grep -a -E '^(not )?ok [0-9]+ ' "$log")
 	if [ "$rc" = 4 ] && [ $any = 0 ]; then
 		result SKIP "$name: $(tail -1 "$log")"
+	elif [ $any = 0 ]; then
+		result FAIL "$name: no TAP result (status $rc)"
+		sed 's/^/    /' "$log" | tail -20
 	elif [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ $bad = 0 ]; then
 		result FAIL "$name: exited with status $rc"
 		sed 's/^/    /' "$log" | tail -20
