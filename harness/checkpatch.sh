@@ -20,9 +20,11 @@ for p in "$out"/*.patch; do
 	[ -f "$p" ] || continue
 	# perf test reads a shell test's description from its line 2
 	# (tools/perf/tests/builtin-test.c), so there, as in every upstream
-	# perf shell test, the SPDX tag is on line 3.
+	# perf shell test, the SPDX tag is on line 3: a patch of perf shell
+	# tests (and their MAINTAINERS lines) is not held to line 2.
 	ignore=
-	if ! grep '^+++ b/' "$p" | grep -qv '^+++ b/tools/perf/tests/shell/'; then
+	if ! grep '^+++ b/' "$p" |
+		grep -qv -e '^+++ b/tools/perf/tests/shell/' -e '^+++ b/MAINTAINERS$'; then
 		ignore=--ignore=SPDX_LICENSE_TAG
 	fi
 	if report=$(cd "$tree" && scripts/checkpatch.pl --strict --quiet \
