@@ -59,7 +59,8 @@ while read -r verdict name; do
 	esac
 done < <("$repo/harness/checkpatch.sh")
 
-# One "perf test -v" run: one result per test it ran.
+# One "perf test -v" run: one result per test it ran (its closing line,
+# "DESCRIPTION: Ok", "...: FAILED!" or "...: Skip (reason)").
 perf_test_results() {	# NAME LOG RC
 	local name=$1 log=$2 rc=$3 line any=0
 	while read -r line; do
@@ -69,7 +70,7 @@ perf_test_results() {	# NAME LOG RC
 		*": Skip"*) result SKIP "$name: $line" ;;
 		*) result FAIL "$name: $line"; tail -30 "$log" | sed 's/^/    /' ;;
 		esac
-	done < <(grep -E '^ *[0-9.]+: .* : (Ok|FAILED!|Skip.*)$' "$log")
+	done < <(grep -a -E ': (Ok|FAILED!|Skip.*)$' "$log")
 	if [ $any = 0 ]; then
 		result FAIL "$name: ran no test (status $rc)"
 		tail -20 "$log" | sed 's/^/    /'
