@@ -362,7 +362,7 @@ static void ptsim_read(struct perf_event *event)
  * perf_aux_sample_output() has already sized the sample for @size bytes and
  * WARNs if fewer than @size - 7 are returned, so whatever cannot be trace
  * (less than @size written yet, no AUX handle held because the buffer is
- * full or in use by another event, ...) is made up with PAD packets after
+ * full or in use by another event, ...) is made up with PAD packets before
  * the trace.
  */
 static long ptsim_snapshot_aux(struct perf_event *event,
@@ -370,32 +370,35 @@ static long ptsim_snapshot_aux(struct perf_event *event,
 			       unsigned long size)
 {
 	struct ptsim_event *ev = event->pmu_private;
-	unsigned long copied = 0;
+	unsigned long trace = 0, to = 0, pad;
+	long ret;
 
 	if (READ_ONCE(ev->active)) {
 		struct ptsim_buf *buf = READ_ONCE(ev->buf);
-		unsigned long to = READ_ONCE(ev->committed);
-		unsigned long busy = READ_ONCE(ev->reserved) - to;
-		long ret;
+		unsigned long busy;
 
-		copied = min3(size, READ_ONCE(buf->filled), buf->size - busy);
-		if (copied) {
-			ret = perf_output_copy_aux(&ev->handle, handle,
-						   to - copied, to);
-			if (ret < 0)
-				return ret;
-		}
+		to = READ_ONCE(ev->committed);
+		busy = READ_ONCE(ev->reserved) - to;
+		trace = min3(size, READ_ONCE(buf->filled), buf->size - busy);
 	}
 
-	while (copied < size) {
-		unsigned int n = min_t(unsigned long, size - copied,
-				       sizeof(ptsim_pads));
-
-		perf_output_copy(handle, ptsim_pads, n);
-		copied += n;
+	/*
+	 * Padding goes first, as in the last @size bytes of a real Intel
+	 * PT buffer that holds less trace than that: the sample then ends
+	 * with the trace, which is where tools look for its end.
+	 */
+	for (pad = size - trace; pad; pad -= ret) {
+		ret = min_t(unsigned long, pad, sizeof(ptsim_pads));
+		perf_output_copy(handle, ptsim_pads, ret);
 	}
 
-	return copied;
+	if (trace) {
+		ret = perf_output_copy_aux(&ev->handle, handle, to - trace, to);
+		if (ret < 0)
+			return ret;
+	}
+
+	return size;
 }
 
 static void *ptsim_setup_aux(struct perf_event *event, void **pages,
