@@ -112,21 +112,35 @@ void ptsim_stream_free(struct ptsim_stream *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Copy @len bytes at offset @off of the @size byte ring at @ring. */
+void ptsim_ring_read(const uint8_t *ring, size_t size, uint64_t off,
+		     void *to, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		((uint8_t *)to)[i] = ring[(off + i) % size];
+}
+
 /* Append the AUX bytes [off, off + len) of @m, which may wrap. */
 static void add_aux(struct ptsim_stream *s, struct ptsim_map *m,
 		    uint64_t off, uint64_t len, uint64_t flags)
 {
 	uint8_t *tmp = malloc(len ? len : 1);
-	uint64_t i;
 
 	if (!tmp) {
 		perror("malloc");
 		exit(1);
 	}
-	for (i = 0; i < len; i++)
-		tmp[i] = m->aux[(off + i) & (m->aux_size - 1)];
+	ptsim_ring_read(m->aux, m->aux_size, off, tmp, len);
 	ptsim_stream_add(s, tmp, len, flags);
 	free(tmp);
+}
+
+/* The ring buffer of data records of @m. */
+const uint8_t *ptsim_data(const struct ptsim_map *m)
+{
+	return (const uint8_t *)m->pg + m->pg->data_offset;
 }
 
 /*
@@ -140,7 +154,7 @@ int ptsim_collect(struct ptsim_map *m, struct ptsim_stream *s)
 	uint64_t head = __atomic_load_n(&m->pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t aux_head = __atomic_load_n(&m->pg->aux_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = m->pg->data_tail;
-	uint8_t *data = (uint8_t *)m->pg + m->pg->data_offset;
+	const uint8_t *data = ptsim_data(m);
 	int nr = 0;
 
 	while (tail < head) {
@@ -148,15 +162,12 @@ int ptsim_collect(struct ptsim_map *m, struct ptsim_stream *s)
 			struct perf_event_header hdr;
 			uint64_t aux_offset, aux_size, flags;
 		} rec;
-		uint8_t *p = (uint8_t *)&rec;
 		struct perf_event_header hdr;
-		size_t i;
 
-		for (i = 0; i < sizeof(hdr); i++)
-			((uint8_t *)&hdr)[i] = data[(tail + i) % m->data_size];
+		ptsim_ring_read(data, m->data_size, tail, &hdr, sizeof(hdr));
 		if (hdr.type == PERF_RECORD_AUX && hdr.size >= sizeof(rec)) {
-			for (i = 0; i < sizeof(rec); i++)
-				p[i] = data[(tail + i) % m->data_size];
+			ptsim_ring_read(data, m->data_size, tail, &rec,
+					sizeof(rec));
 			if (rec.aux_offset + rec.aux_size > aux_head ||
 			    rec.aux_size > m->aux_size)
 				return -EPROTO;

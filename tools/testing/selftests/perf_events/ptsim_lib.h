@@ -65,6 +65,9 @@ int ptsim_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group);
 int ptsim_map(int fd, struct ptsim_map *m, size_t data_pages,
 	      size_t aux_pages, bool overwrite);
 void ptsim_unmap(struct ptsim_map *m);
+void ptsim_ring_read(const uint8_t *ring, size_t size, uint64_t off,
+		     void *to, size_t len);
+const uint8_t *ptsim_data(const struct ptsim_map *m);
 int ptsim_collect(struct ptsim_map *m, struct ptsim_stream *s);
 int ptsim_snapshot(struct ptsim_map *m, struct ptsim_stream *s);
 void ptsim_stream_add(struct ptsim_stream *s, const void *data, size_t len,

@@ -66,20 +66,13 @@ FIXTURE_TEARDOWN(ptsim_sample)
 		close(self->leader);
 }
 
-static void ring_copy(const struct ptsim_map *m, uint64_t off, void *to,
-		      size_t len)
-{
-	const uint8_t *data = (const uint8_t *)m->pg + m->pg->data_offset;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		((uint8_t *)to)[i] = data[(off + i) % m->data_size];
-}
-
 TEST_F(ptsim_sample, samples_end_at_latest_record)
 {
 	uint64_t head, tail, nr_samples = 0, nr_empty = 0;
 	struct perf_event_header hdr;
+	const struct ptsim_map *m = &self->samples;
+	const uint8_t *ring = ptsim_data(m);
+	size_t len = m->data_size;
 
 	ASSERT_EQ(ioctl(self->leader, PERF_EVENT_IOC_ENABLE,
 			PERF_IOC_FLAG_GROUP), 0);
@@ -96,15 +89,15 @@ TEST_F(ptsim_sample, samples_end_at_latest_record)
 		struct ptsim_trace t;
 		uint8_t *data;
 
-		ring_copy(&self->samples, tail, &hdr, sizeof(hdr));
+		ptsim_ring_read(ring, len, tail, &hdr, sizeof(hdr));
 		ASSERT_NE(hdr.size, 0);
 		if (hdr.type != PERF_RECORD_SAMPLE)
 			continue;
-		ring_copy(&self->samples, tail + sizeof(hdr), ip_nr_count,
-			  sizeof(ip_nr_count));
+		ptsim_ring_read(ring, len, tail + sizeof(hdr), ip_nr_count,
+				sizeof(ip_nr_count));
 		ASSERT_EQ(ip_nr_count[1], 2);	/* ptsim and cpu-clock */
-		ring_copy(&self->samples, tail + sizeof(hdr) + 32, &size,
-			  sizeof(size));
+		ptsim_ring_read(ring, len, tail + sizeof(hdr) + 32, &size,
+				sizeof(size));
 		ASSERT_LE(sizeof(hdr) + 40 + size, hdr.size);
 		ASSERT_LE(size, SAMPLE_SIZE);
 		nr_samples++;
@@ -115,7 +108,7 @@ TEST_F(ptsim_sample, samples_end_at_latest_record)
 
 		data = malloc(size);
 		ASSERT_NE(data, NULL);
-		ring_copy(&self->samples, tail + sizeof(hdr) + 40, data, size);
+		ptsim_ring_read(ring, len, tail + sizeof(hdr) + 40, data, size);
 		ptsim_stream_add(&s, data, size, 0);
 		free(data);
 
