@@ -72,9 +72,10 @@ static struct pmu ptsim_pmu;
  * WARNs on a nested perf_aux_output_begin().  Intel PT never nests because
  * one PT event at most runs per CPU; ptsim events may run side by side and
  * may share a ring buffer (PERF_EVENT_IOC_SET_OUTPUT between events of one
- * CPU or one task, and inherited events write into their parent's buffer,
- * possibly from other CPUs).  So an event takes a handle only when no other
- * event holds one on the same buffer, and drops its records meanwhile.
+ * CPU or one task, and inherited events other than hidden AUX events write
+ * into their parent's buffer, possibly from other CPUs).  So an event takes
+ * a handle only when no other event holds one on the same buffer, and drops
+ * its records meanwhile.
  *
  * The lock is taken with IRQs disabled (pmu callbacks, hrtimer callback),
  * never from NMI.
@@ -97,7 +98,7 @@ static const u8 ptsim_pads[256];
 static bool ptsim_begin(struct ptsim_event *ev)
 {
 	struct perf_event *event = ev->event;
-	struct perf_event *output = event->parent ? event->parent : event;
+	struct perf_event *output = perf_buffer_event(event);
 	struct perf_buffer *rb = READ_ONCE(output->rb);
 	struct ptsim_event *iter;
 	struct ptsim_buf *buf = NULL;

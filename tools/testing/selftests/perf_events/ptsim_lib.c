@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,4 +369,348 @@ void ptsim_spin(unsigned int ms)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while (now.tv_sec < end.tv_sec ||
 		 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+}
+
+/* Run the calling thread on @cpu only.  Returns 0 or -errno. */
+int ptsim_pin_cpu(int cpu)
+{
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu, &cpus);
+	return sched_setaffinity(0, sizeof(cpus), &cpus) ? -errno : 0;
+}
+
+/*
+ * ptsim takes AUX samples (pmu::snapshot_aux) only when it is built in, not
+ * as a module: see PTSIM_AUX_SAMPLING in drivers/hwtracing/ptsim/ptsim.h.
+ * Only a loadable module has an initstate in sysfs.
+ */
+bool ptsim_can_sample(void)
+{
+	return access("/sys/module/ptsim/initstate", F_OK) != 0;
+}
+
+/*
+ * A software sampling event of @config (PERF_COUNT_SW_*), disabled, that
+ * counts user space only and copies @aux_size bytes of trace into each
+ * sample (PERF_SAMPLE_AUX is added to @sample_type).  The caller names the
+ * trace: a group leader, or a PMU in attr->aux_sample_type.
+ */
+void ptsim_sampler_attr(struct perf_event_attr *attr, uint64_t config,
+			uint64_t period, uint64_t sample_type,
+			uint32_t aux_size)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = config;
+	attr->sample_period = period;
+	attr->sample_type = sample_type | PERF_SAMPLE_AUX;
+	attr->aux_sample_size = aux_size;
+	attr->disabled = 1;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+}
+
+static bool take(const uint8_t *rec, size_t size, size_t *pos, void *to,
+		 size_t len)
+{
+	if (len > size - *pos)
+		return false;
+	memcpy(to, rec + *pos, len);
+	*pos += len;
+	return true;
+}
+
+/* Parse the @size byte PERF_RECORD_SAMPLE @rec into @s. */
+static int parse_sample(const uint8_t *rec, size_t size, uint64_t type,
+			struct ptsim_sample *s)
+{
+	size_t pos = sizeof(struct perf_event_header);
+	uint32_t u32[2];
+	uint64_t len;
+
+	memset(s, 0, sizeof(*s));
+	if ((type & PERF_SAMPLE_IP) && !take(rec, size, &pos, &s->ip, 8))
+		return -EPROTO;
+	if (type & PERF_SAMPLE_TID) {
+		if (!take(rec, size, &pos, u32, 8))
+			return -EPROTO;
+		s->pid = u32[0];
+		s->tid = u32[1];
+	}
+	if ((type & PERF_SAMPLE_TIME) && !take(rec, size, &pos, &s->time, 8))
+		return -EPROTO;
+	if ((type & PERF_SAMPLE_ADDR) && !take(rec, size, &pos, &s->addr, 8))
+		return -EPROTO;
+	if (type & PERF_SAMPLE_CPU) {
+		if (!take(rec, size, &pos, u32, 8))
+			return -EPROTO;
+		s->cpu = u32[0];
+	}
+	if ((type & PERF_SAMPLE_PERIOD) &&
+	    !take(rec, size, &pos, &s->period, 8))
+		return -EPROTO;
+	if (type & PERF_SAMPLE_AUX) {
+		/* { u64 size; char data[size]; }, size a multiple of 8 */
+		if (!take(rec, size, &pos, &len, 8) || len > size - pos ||
+		    len % 8)
+			return -EPROTO;
+		if (len)
+			ptsim_stream_add(&s->aux, rec + pos, len, 0);
+		pos += len;
+	}
+	return pos == size ? 0 : -EPROTO;
+}
+
+/*
+ * Read the records from data_tail to data_head of @m, the ring buffer of an
+ * event that samples @sample_type (bits of PTSIM_SAMPLE_TYPES only), and
+ * hand the space back to the kernel.  Each PERF_RECORD_SAMPLE is appended
+ * to @ss, or only counted if @ss is NULL; the samples PERF_RECORD_LOST
+ * reports are added to @lost, if not NULL.  Returns the number of samples
+ * read, -EINVAL for a sample_type it does not parse, -EPROTO for a record
+ * that is not what that sample_type makes, or -ENOMEM.
+ */
+int ptsim_read_samples(struct ptsim_map *m, uint64_t sample_type,
+		       struct ptsim_samples *ss, uint64_t *lost)
+{
+	uint64_t head = __atomic_load_n(&m->pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = m->pg->data_tail;
+	const uint8_t *data = ptsim_data(m);
+	struct perf_event_header hdr;
+	uint8_t *rec = NULL;
+	int nr = 0, err = 0;
+
+	if (sample_type & ~PTSIM_SAMPLE_TYPES)
+		return -EINVAL;
+	/* A record is at most U16_MAX bytes long. */
+	if (ss) {
+		rec = malloc(UINT16_MAX);
+		if (!rec)
+			return -ENOMEM;
+	}
+
+	for (; tail < head; tail += hdr.size) {
+		ptsim_ring_read(data, m->data_size, tail, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size > head - tail) {
+			err = -EPROTO;
+			break;
+		}
+		if (hdr.type == PERF_RECORD_LOST && lost) {
+			/* { header; u64 id; u64 lost; } */
+			uint64_t id_lost[2];
+
+			if (hdr.size < sizeof(hdr) + sizeof(id_lost)) {
+				err = -EPROTO;
+				break;
+			}
+			ptsim_ring_read(data, m->data_size, tail + sizeof(hdr),
+					id_lost, sizeof(id_lost));
+			*lost += id_lost[1];
+		}
+		if (hdr.type != PERF_RECORD_SAMPLE)
+			continue;
+		nr++;
+		if (!ss)
+			continue;
+
+		ss->s = realloc(ss->s, (ss->nr + 1) * sizeof(*ss->s));
+		if (!ss->s) {
+			perror("realloc");
+			exit(1);
+		}
+		ptsim_ring_read(data, m->data_size, tail, rec, hdr.size);
+		err = parse_sample(rec, hdr.size, sample_type, &ss->s[ss->nr]);
+		if (err) {
+			ptsim_stream_free(&ss->s[ss->nr].aux);
+			break;
+		}
+		ss->nr++;
+	}
+	__atomic_store_n(&m->pg->data_tail, tail, __ATOMIC_RELEASE);
+	free(rec);
+	return err ? err : nr;
+}
+
+void ptsim_samples_free(struct ptsim_samples *ss)
+{
+	size_t i;
+
+	for (i = 0; i < ss->nr; i++)
+		ptsim_stream_free(&ss->s[i].aux);
+	free(ss->s);
+	memset(ss, 0, sizeof(*ss));
+}
+
+/*
+ * Decode the trace in AUX sample @s into @t (nothing for a sample without
+ * trace) and check what holds for every sample of ptsim's trace: it
+ * decodes, its sequence numbers go up by one from record to record, and,
+ * if @text is given, every IP lies in it.  Returns 0, or -1 with the first
+ * problem in @t->error.
+ */
+int ptsim_sample_trace(const struct ptsim_sample *s, struct ptsim_trace *t,
+		       const struct ptsim_ranges *text)
+{
+	long gap;
+	size_t i;
+
+	if (ptsim_decode(&s->aux, t))
+		return -1;
+
+	/* One chunk without loss flags: any jump is a hole. */
+	gap = ptsim_unreported_gap(&s->aux, t);
+	if (gap >= 0) {
+		snprintf(t->error, sizeof(t->error),
+			 "record %ld: sequence number %llu after %llu", gap,
+			 (unsigned long long)t->rec[gap].seq,
+			 (unsigned long long)t->rec[gap - 1].seq);
+		t->nr_errors++;
+		return -1;
+	}
+
+	for (i = 0; text && i < t->nr; i++) {
+		if (ptsim_in_ranges(text, t->rec[i].ip))
+			continue;
+		snprintf(t->error, sizeof(t->error),
+			 "record %zu (sequence number %llu): IP %#llx is not user text",
+			 i, (unsigned long long)t->rec[i].seq,
+			 (unsigned long long)t->rec[i].ip);
+		t->nr_errors++;
+		return -1;
+	}
+	return 0;
+}
+
+/* The executable mappings of this process.  Returns 0 or -errno. */
+int ptsim_text_ranges(struct ptsim_ranges *text)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long long start, end;
+	char *line = NULL, perms[5];
+	size_t len = 0;
+
+	memset(text, 0, sizeof(*text));
+	if (!f)
+		return -errno;
+	while (getline(&line, &len, f) > 0) {
+		if (sscanf(line, "%llx-%llx %4s", &start, &end, perms) != 3 ||
+		    perms[2] != 'x')
+			continue;
+		text->r = realloc(text->r, (text->nr + 1) * sizeof(*text->r));
+		if (!text->r) {
+			perror("realloc");
+			exit(1);
+		}
+		text->r[text->nr].start = start;
+		text->r[text->nr].end = end;
+		text->nr++;
+	}
+	free(line);
+	fclose(f);
+	return text->nr ? 0 : -ENOENT;
+}
+
+bool ptsim_in_range(const struct ptsim_range *r, uint64_t ip)
+{
+	return ip >= r->start && ip < r->end;
+}
+
+bool ptsim_in_ranges(const struct ptsim_ranges *text, uint64_t ip)
+{
+	size_t i;
+
+	for (i = 0; i < text->nr; i++)
+		if (ptsim_in_range(&text->r[i], ip))
+			return true;
+	return false;
+}
+
+void ptsim_ranges_free(struct ptsim_ranges *text)
+{
+	free(text->r);
+	memset(text, 0, sizeof(*text));
+}
+
+/*
+ * The value of the line "@key:\t<value>" of /proc/self/fdinfo/@fd, without
+ * its newline, into the @len bytes at @val.  Returns 0; -ENOENT if there is
+ * no such line; -EPROTO if the key is not followed by a colon and a tab,
+ * or the value does not fit; or another -errno.
+ */
+int ptsim_fdinfo(int fd, const char *key, char *val, size_t len)
+{
+	size_t klen = strlen(key), n = 0;
+	char path[64], *line = NULL;
+	int err = -ENOENT;
+	ssize_t got;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while ((got = getline(&line, &n, f)) > 0) {
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		if (line[got - 1] == '\n')
+			line[--got] = '\0';
+		if (line[klen + 1] != '\t' ||
+		    snprintf(val, len, "%s", line + klen + 2) >= (int)len)
+			err = -EPROTO;
+		else
+			err = 0;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+/* A decimal fdinfo value, see ptsim_fdinfo(). */
+int ptsim_fdinfo_u64(int fd, const char *key, uint64_t *val)
+{
+	char buf[32], *end;
+	int err = ptsim_fdinfo(fd, key, buf, sizeof(buf));
+
+	if (err)
+		return err;
+	errno = 0;
+	*val = strtoull(buf, &end, 10);
+	if (!buf[0] || *end || buf[0] == '-' || errno)
+		return -EPROTO;
+	return 0;
+}
+
+int ptsim_sysctl_get(const char *name, long *val)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	ret = fscanf(f, "%ld", val) == 1 ? 0 : -EPROTO;
+	fclose(f);
+	return ret;
+}
+
+int ptsim_sysctl_set(const char *name, long val)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%ld\n", val) > 0 ? 0 : -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers for the ptsim selftests: open ptsim events, map their buffers,
- * collect the AUX data the kernel reports, and decode it with libipt into
- * the records ptsim wrote (a PTW sequence number and the IP of its FUP).
+ * collect the AUX data the kernel reports or the AUX samples it takes, and
+ * decode it with libipt into the records ptsim wrote (a PTW sequence number
+ * and the IP of its FUP).
  */
 #ifndef PTSIM_LIB_H
 #define PTSIM_LIB_H
@@ -78,5 +79,67 @@ void ptsim_trace_free(struct ptsim_trace *t);
 long ptsim_unreported_gap(const struct ptsim_stream *s,
 			  const struct ptsim_trace *t);
 void ptsim_spin(unsigned int ms);
+int ptsim_pin_cpu(int cpu);
+
+/*
+ * AUX sampling, in a group led by a ptsim event or through a hidden ptsim
+ * event (attr.aux_sample_type): pmu::snapshot_aux needs ptsim built in.
+ */
+bool ptsim_can_sample(void);
+void ptsim_sampler_attr(struct perf_event_attr *attr, uint64_t config,
+			uint64_t period, uint64_t sample_type,
+			uint32_t aux_size);
+
+/* The sample_type bits ptsim_read_samples() parses. */
+#define PTSIM_SAMPLE_TYPES	(PERF_SAMPLE_IP | PERF_SAMPLE_TID |	\
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |	\
+				 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |	\
+				 PERF_SAMPLE_AUX)
+
+/* A PERF_RECORD_SAMPLE; what its sample_type leaves out is 0. */
+struct ptsim_sample {
+	uint64_t		ip;
+	uint32_t		pid;
+	uint32_t		tid;
+	uint64_t		time;
+	uint64_t		addr;
+	uint32_t		cpu;
+	uint64_t		period;
+	struct ptsim_stream	aux;	/* PERF_SAMPLE_AUX data, one chunk */
+};
+
+struct ptsim_samples {
+	struct ptsim_sample	*s;
+	size_t			nr;
+};
+
+/* Address ranges [start, end). */
+struct ptsim_range {
+	uint64_t	start;
+	uint64_t	end;
+};
+
+struct ptsim_ranges {
+	struct ptsim_range	*r;
+	size_t			nr;
+};
+
+int ptsim_read_samples(struct ptsim_map *m, uint64_t sample_type,
+		       struct ptsim_samples *ss, uint64_t *lost);
+void ptsim_samples_free(struct ptsim_samples *ss);
+int ptsim_sample_trace(const struct ptsim_sample *s, struct ptsim_trace *t,
+		       const struct ptsim_ranges *text);
+int ptsim_text_ranges(struct ptsim_ranges *text);
+bool ptsim_in_range(const struct ptsim_range *r, uint64_t ip);
+bool ptsim_in_ranges(const struct ptsim_ranges *text, uint64_t ip);
+void ptsim_ranges_free(struct ptsim_ranges *text);
+
+/* /proc/self/fdinfo/FD lines "key:\tvalue" */
+int ptsim_fdinfo(int fd, const char *key, char *val, size_t len);
+int ptsim_fdinfo_u64(int fd, const char *key, uint64_t *val);
+
+/* Files under /proc/sys/kernel/ holding one number. */
+int ptsim_sysctl_get(const char *name, long *val);
+int ptsim_sysctl_set(const char *name, long val);
 
 #endif

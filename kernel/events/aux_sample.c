@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AUX sampling through hidden AUX events.
+ *
+ * A sampling event with PERF_SAMPLE_AUX names an AUX PMU in
+ * attr.aux_sample_type and attr.aux_sample_config.  For it the kernel runs
+ * a hidden AUX event of that PMU on the sampler's task or CPU, in overwrite
+ * mode, with a buffer nobody maps, and copies its latest aux_sample_size
+ * bytes into each sample (perf_prepare_sample_aux() and
+ * perf_aux_sample_output() in core.c, as for an AUX group leader).
+ *
+ * One hidden event serves every sampler on the same task or CPU that asks
+ * for the same PMU, config and filter bits and fits its buffer; the last
+ * sampler to go releases it.  A hidden event with attr.inherit is inherited
+ * like any other; each inherited copy gets a buffer of its own here, at
+ * fork, and the inherited samplers are pointed at it.
+ *
+ * The buffers are charged to the opener's (for inherited ones, the forking
+ * task's) user and mm like an mmap() of the same size and show in the
+ * samplers' fdinfo.
+ *
+ * Locking: aux_hidden_mutex serializes the list of hidden events, their
+ * users counts and the original samplers' ->aux_event links; it nests
+ * outside perf_event_context::mutex.
+ */
+
+#include <linux/log2.h>
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/**
+ * struct perf_aux_hidden - a hidden AUX event and the samplers it serves
+ * @entry: on aux_hidden_list
+ * @event: the hidden event (inherited copies point here too)
+ * @attr: the attributes it was created with, the key samplers must match
+ * @task: the task it traces (kept by the event's hw.target), NULL per CPU
+ * @nr_pages: AUX pages in its buffer and in each inherited copy's
+ * @users: original samplers linked to it
+ */
+struct perf_aux_hidden {
+	struct list_head	entry;
+	struct perf_event	*event;
+	struct perf_event_attr	attr;
+	struct task_struct	*task;
+	int			nr_pages;
+	unsigned int		users;
+};
+
+static DEFINE_MUTEX(aux_hidden_mutex);
+static LIST_HEAD(aux_hidden_list);
+
+/**
+ * perf_aux_sample_check_attr - check the hidden-sampler fields of an attr
+ * @attr: the attributes copied from user space
+ *
+ * Context: process context, from perf_copy_attr().
+ * Return: 0, or -EINVAL for a combination the interface does not define.
+ */
+int perf_aux_sample_check_attr(const struct perf_event_attr *attr)
+{
+	if (attr->__reserved_4 || attr->__reserved_5)
+		return -EINVAL;
+
+	if (!attr->aux_sample_type)
+		return attr->aux_sample_config ? -EINVAL : 0;
+
+	if (!(attr->sample_type & PERF_SAMPLE_AUX))
+		return -EINVAL;
+
+	/* A sample record holds at most U16_MAX bytes. */
+	if (!attr->aux_sample_size || attr->aux_sample_size > U16_MAX)
+		return -EINVAL;
+
+	if (attr->aux_output)
+		return -EINVAL;
+
+	return 0;
+}
+
+/* Enough AUX pages to hold @size bytes of trace, a power of two. */
+static int aux_sample_pages(u32 size)
+{
+	return roundup_pow_of_two(DIV_ROUND_UP(size, PAGE_SIZE));
+}
+
+/*
+ * The hidden event for a sampler: trace what the sampler sees, from the
+ * same processes, with the same clock.
+ */
+static void aux_hidden_attr(struct perf_event_attr *attr,
+			    const struct perf_event_attr *sampler)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = sampler->aux_sample_type;
+	attr->config = sampler->aux_sample_config;
+	attr->exclude_user = sampler->exclude_user;
+	attr->exclude_kernel = sampler->exclude_kernel;
+	attr->exclude_hv = sampler->exclude_hv;
+	attr->exclude_idle = sampler->exclude_idle;
+	attr->exclude_host = sampler->exclude_host;
+	attr->exclude_guest = sampler->exclude_guest;
+	attr->inherit = sampler->inherit;
+	attr->inherit_thread = sampler->inherit_thread;
+	attr->remove_on_exec = sampler->remove_on_exec;
+	attr->enable_on_exec = sampler->enable_on_exec;
+	attr->disabled = sampler->enable_on_exec;
+	attr->use_clockid = sampler->use_clockid;
+	attr->clockid = sampler->clockid;
+}
+
+/* Called by perf_event_create_kernel_aux() before the event is installed. */
+static int aux_hidden_prepare(struct perf_event *event, void *data)
+{
+	struct perf_aux_hidden *h = data;
+	struct perf_buffer *rb;
+
+	if (!event->pmu->snapshot_aux)
+		return -EOPNOTSUPP;
+
+	/* Before the buffer: the PMU's ->setup_aux() may look. */
+	event->aux_hidden = h;
+	rb = rb_alloc_kernel(event, h->nr_pages);
+	if (IS_ERR(rb))
+		return PTR_ERR(rb);
+
+	/*
+	 * Not ring_buffer_attach(): nobody polls a hidden event, and its
+	 * inherited copies, unlike other inherited events, own a buffer.
+	 */
+	rcu_assign_pointer(event->rb, rb);
+	return 0;
+}
+
+/**
+ * perf_aux_sample_attach - give a sampler its hidden AUX event
+ * @sampler: a new event with attr.aux_sample_type, not yet installed
+ * @task: the task it will count, or NULL for a per-CPU event
+ *
+ * Find the hidden event that fits @sampler or create one, and link
+ * @sampler->aux_event to it.  perf_aux_sample_detach() undoes it, from
+ * perf_event_release_kernel().
+ *
+ * Context: process context, no perf_event_context::mutex held.
+ * Return: 0; -ENOENT if no PMU has type aux_sample_type; -EOPNOTSUPP if
+ * it cannot take AUX samples; -EPERM over the mlock limits; -EBUSY if an
+ * exclusive PMU is taken; -ENOMEM; or another error from the PMU.
+ */
+int perf_aux_sample_attach(struct perf_event *sampler,
+			   struct task_struct *task)
+{
+	int nr_pages = aux_sample_pages(sampler->attr.aux_sample_size);
+	struct perf_event_attr attr;
+	struct perf_aux_hidden *h;
+	struct perf_event *event;
+	int ret = 0;
+
+	aux_hidden_attr(&attr, &sampler->attr);
+
+	mutex_lock(&aux_hidden_mutex);
+	list_for_each_entry(h, &aux_hidden_list, entry) {
+		/* Not one that exec or exit took out of its context. */
+		if (READ_ONCE(h->event->state) < PERF_EVENT_STATE_OFF)
+			continue;
+		if (h->task == task && h->event->cpu == sampler->cpu &&
+		    h->nr_pages >= nr_pages &&
+		    !memcmp(&h->attr, &attr, sizeof(attr))) {
+			h->users++;
+			goto link;
+		}
+	}
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
+	h->attr = attr;
+	h->task = task;
+	h->nr_pages = nr_pages;
+	h->users = 1;
+
+	event = perf_event_create_kernel_aux(&attr, sampler->cpu, task,
+					     aux_hidden_prepare, h);
+	if (IS_ERR(event)) {
+		ret = PTR_ERR(event);
+		kfree(h);
+		goto unlock;
+	}
+	h->event = event;
+	list_add(&h->entry, &aux_hidden_list);
+link:
+	WRITE_ONCE(sampler->aux_event, h->event);
+unlock:
+	mutex_unlock(&aux_hidden_mutex);
+	return ret;
+}
+
+/**
+ * perf_aux_sample_detach - drop a sampler's hidden AUX event
+ * @sampler: an original (not inherited) sampler, out of its context
+ *
+ * Releases the hidden event when @sampler was its last user; its buffer
+ * is refunded then (perf_aux_sample_free()).
+ *
+ * Context: process context, no perf_event_context::mutex held.
+ */
+void perf_aux_sample_detach(struct perf_event *sampler)
+{
+	struct perf_event *event = NULL;
+	struct perf_aux_hidden *h;
+
+	mutex_lock(&aux_hidden_mutex);
+	if (!sampler->aux_event)
+		goto unlock;
+
+	h = sampler->aux_event->aux_hidden;
+	WRITE_ONCE(sampler->aux_event, NULL);
+	if (--h->users)
+		goto unlock;
+
+	list_del(&h->entry);
+	event = h->event;
+unlock:
+	mutex_unlock(&aux_hidden_mutex);
+
+	/* Takes the hidden event's context mutex; frees @h. */
+	if (event)
+		perf_event_release_kernel(event);
+}
+
+/**
+ * perf_aux_sample_free - free what a hidden AUX event owns
+ * @event: a hidden event or an inherited copy, on its way to being freed
+ *
+ * Refunds and frees its buffer and, for the original, the &struct
+ * perf_aux_hidden (unless perf_aux_sample_attach() failed to create it,
+ * which frees that itself).
+ *
+ * Context: process context, from _free_event(); the event is out of its
+ * context, nothing writes its buffer any more.
+ */
+void perf_aux_sample_free(struct perf_event *event)
+{
+	struct perf_buffer *rb = event->rb;
+
+	if (rb) {
+		rb_free_kernel(rb);
+		RCU_INIT_POINTER(event->rb, NULL);
+		ring_buffer_put(rb);	/* samplers may still hold it */
+	}
+	if (event->aux_hidden->event == event)
+		kfree(event->aux_hidden);
+}
+
+static struct perf_event *
+aux_hidden_child(struct task_struct *child, struct perf_event *parent)
+{
+	struct perf_event_context *ctx;
+	struct perf_event *event;
+	int ctxn;
+
+	for (ctxn = 0; ctxn < perf_nr_task_contexts; ctxn++) {
+		ctx = child->perf_event_ctxp[ctxn];
+		if (!ctx)
+			continue;
+		list_for_each_entry_rcu(event, &ctx->event_list, event_entry) {
+			if (event->parent == parent)
+				return event;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * perf_aux_sample_inherit - set up inherited hidden events and samplers
+ * @child: a new task whose perf contexts perf_event_init_task() filled in
+ *
+ * Give each inherited hidden event a buffer of its own (a child must not
+ * write into its parent's) and point each inherited sampler at the hidden
+ * event inherited from its parent's.  A hidden event that cannot get a
+ * buffer (the mlock limits) writes nothing, and its samplers' samples
+ * carry no trace: that is counted, the fork does not fail for it.
+ *
+ * Context: process context, from copy_process(); @child does not run yet.
+ * An inherited sampler in a context whose mutex is held cannot lose its
+ * parent's hidden event: perf_event_release_kernel() of the parent
+ * sampler takes that mutex to remove it before perf_aux_sample_detach().
+ */
+void perf_aux_sample_inherit(struct task_struct *child)
+{
+	struct perf_event *event, *hidden;
+	struct perf_event_context *ctx;
+	struct perf_buffer *rb;
+	int ctxn;
+
+	for (ctxn = 0; ctxn < perf_nr_task_contexts; ctxn++) {
+		ctx = child->perf_event_ctxp[ctxn];
+		if (!ctx)
+			continue;
+		mutex_lock(&ctx->mutex);
+		list_for_each_entry(event, &ctx->event_list, event_entry) {
+			if (!event->aux_hidden || event->rb)
+				continue;
+			rb = rb_alloc_kernel(event, event->aux_hidden->nr_pages);
+			if (!IS_ERR(rb))
+				rcu_assign_pointer(event->rb, rb);
+		}
+		mutex_unlock(&ctx->mutex);
+	}
+
+	for (ctxn = 0; ctxn < perf_nr_task_contexts; ctxn++) {
+		ctx = child->perf_event_ctxp[ctxn];
+		if (!ctx)
+			continue;
+		mutex_lock(&ctx->mutex);
+		rcu_read_lock();
+		list_for_each_entry(event, &ctx->event_list, event_entry) {
+			if (!event->attr.aux_sample_type || !event->parent)
+				continue;
+			hidden = READ_ONCE(event->parent->aux_event);
+			event->aux_event = aux_hidden_child(child, hidden);
+		}
+		rcu_read_unlock();
+		mutex_unlock(&ctx->mutex);
+	}
+}
+
+/**
+ * perf_aux_sample_show_fdinfo - show a sampler's hidden AUX event
+ * @m: the fdinfo seq_file
+ * @event: the event behind a perf file descriptor
+ *
+ * Context: process context.
+ */
+void perf_aux_sample_show_fdinfo(struct seq_file *m, struct perf_event *event)
+{
+	struct perf_aux_hidden *h;
+
+	if (!event->attr.aux_sample_type)
+		return;
+
+	mutex_lock(&aux_hidden_mutex);
+	if (event->aux_event) {
+		h = event->aux_event->aux_hidden;
+		seq_printf(m, "aux_sample_pmu:\t%s\n", h->event->pmu->name);
+		seq_printf(m, "aux_sample_id:\t%llu\n", h->event->id);
+		seq_printf(m, "aux_sample_pages:\t%d\n", h->nr_pages);
+		seq_printf(m, "aux_sample_users:\t%u\n", h->users);
+	}
+	mutex_unlock(&aux_hidden_mutex);
+	seq_printf(m, "aux_sample_misses:\t%lld\n",
+		   atomic64_read(&event->aux_sample_misses));
+}

@@ -1,0 +1,1052 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AUX sampling through a hidden AUX event: a software sampler with
+ * PERF_SAMPLE_AUX names ptsim in attr.aux_sample_type, and the kernel runs
+ * a ptsim event for it, in overwrite mode into a buffer nobody maps, whose
+ * latest trace goes into every sample.
+ *
+ * The samples must decode, hold contiguous sequence numbers that never go
+ * back, end in what the task did just before the sample, and come from the
+ * task's own trace, for threads and forked children too.  Samplers alike
+ * share one hidden event and one charged buffer; fdinfo tells which.
+ *
+ * The workload runs in two phase functions, phase_a() and phase_b(): each
+ * spins, then writes to a page it has never touched, NR_TOUCH times over.
+ * A page-faults sampler turns each write into a sample, whose address tells
+ * which phase took it and whose trace must end in that phase.  The extent
+ * of the functions comes from the program's symbol table.
+ *
+ * The kselftest_harness.h of this kernel runs a test even when its fixture
+ * setup skipped it, so each test starts by checking _metadata->skip.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/elf.h>
+
+#include "../kselftest_harness.h"
+#include "ptsim_lib.h"
+
+#define SAMPLE_SIZE	4096
+#define DATA_PAGES	128
+#define CPU_DATA_PAGES	1024	/* a per-CPU sampler sees every task */
+#define NR_TOUCH	8	/* page faults per phase */
+#define SPIN_US		5000	/* spinning before each of them */
+#define TASK_CLOCK_NS	2000000
+#define NR_FDS		3
+
+/* What the page-fault samples carry. */
+#define FAULT_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			 PERF_SAMPLE_ADDR)
+
+struct phase {
+	char		*mem;		/* NR_TOUCH pages, untouched */
+	size_t		page;
+	unsigned long	spin;		/* loop iterations before each write */
+};
+
+/*
+ * Everything a phase does happens in the phase function itself, so that
+ * every IP ptsim records while it runs lies in it: the spin is written out
+ * rather than called (selftests build without optimization, so a helper
+ * would not be inlined).  The memory clobber keeps the write after the
+ * spin.  The value written differs between the phases so that a compiler
+ * that merges identical functions keeps them apart.
+ */
+#define DEFINE_PHASE(name, tag)						\
+static void name(const struct phase *p)					\
+{									\
+	unsigned long i;						\
+	int n;								\
+									\
+	for (n = 0; n < NR_TOUCH; n++) {				\
+		for (i = 0; i < p->spin; i++)				\
+			asm volatile("" : : "r" (i) : "memory");	\
+		p->mem[n * p->page] = (tag);				\
+	}								\
+}
+
+DEFINE_PHASE(phase_a, 'A')
+DEFINE_PHASE(phase_b, 'B')
+
+/* The test's state, which the helpers take. */
+struct env {
+	int			type;
+	size_t			page;
+	struct ptsim_ranges	text;	/* executable mappings */
+	struct ptsim_ranges	phases;	/* phase_a(), phase_b() */
+	struct phase		a, b;
+	int			fd[NR_FDS];
+	struct ptsim_map	map[NR_FDS];
+	bool			mlock_saved;
+	long			mlock_kb;
+};
+
+FIXTURE(aux_sample)
+{
+	struct env	e;
+};
+
+/* The samples of one ring buffer and the decoded trace of each. */
+struct run {
+	struct ptsim_samples	ss;
+	struct ptsim_trace	*t;
+};
+
+/* What a sampler's fdinfo says about its hidden event. */
+struct hidden {
+	char		pmu[32];
+	uint64_t	id;
+	uint64_t	pages;
+	uint64_t	users;
+	uint64_t	misses;
+};
+
+#if __SIZEOF_POINTER__ == 8
+#define elf_hdr		elf64_hdr
+#define elf_shdr	elf64_shdr
+#define elf_sym		elf64_sym
+#else
+#define elf_hdr		elf32_hdr
+#define elf_shdr	elf32_shdr
+#define elf_sym		elf32_sym
+#endif
+
+/*
+ * The extent of function @name, at @addr, from its size in the symbol table
+ * of this program.  Returns 0, or -1 if there is no such symbol.
+ */
+static int func_range(const char *name, uintptr_t addr, struct ptsim_range *r)
+{
+	const struct elf_hdr *eh;
+	const struct elf_shdr *sh;
+	const struct elf_sym *sym;
+	const char *base, *names;
+	uint64_t size = 0;
+	struct stat st;
+	size_t i, j;
+	void *map;
+	int fd;
+
+	fd = open("/proc/self/exe", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(*eh)) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+
+	base = map;
+	eh = map;
+	sh = (const void *)(base + eh->e_shoff);
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_shoff + eh->e_shnum * sizeof(*sh) > (size_t)st.st_size)
+		goto out;
+	for (i = 0; i < eh->e_shnum && !size; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+			continue;
+		sym = (const void *)(base + sh[i].sh_offset);
+		names = base + sh[sh[i].sh_link].sh_offset;
+		for (j = 0; j < sh[i].sh_size / sizeof(*sym); j++) {
+			if (ELF_ST_TYPE(sym[j].st_info) == STT_FUNC &&
+			    !strcmp(names + sym[j].st_name, name)) {
+				size = sym[j].st_size;
+				break;
+			}
+		}
+	}
+out:
+	munmap(map, st.st_size);
+	if (!size)
+		return -1;
+	r->start = addr;
+	r->end = addr + size;
+	return 0;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* NR_TOUCH pages of a phase, never touched, one fault per page. */
+static void *phase_pages(size_t page)
+{
+	void *p = mmap(NULL, NR_TOUCH * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, NR_TOUCH * page, MADV_NOHUGEPAGE);
+	return p;
+}
+
+/* Loop iterations that make a phase spin about SPIN_US per page. */
+static unsigned long calibrate(size_t page)
+{
+	struct phase p = { .page = page, .spin = 1UL << 16 };
+	double t, best = 0;
+	int i;
+
+	p.mem = phase_pages(page);
+	if (!p.mem)
+		return 0;
+	/* Fault the pages in: only the spinning is timed. */
+	phase_a(&p);
+	for (i = 0; i < 5; i++) {
+		t = now_us();
+		phase_a(&p);
+		t = now_us() - t;
+		if (!i || t < best)
+			best = t;
+	}
+	munmap(p.mem, NR_TOUCH * page);
+	if (best <= 0)
+		best = 1;
+	return (1UL << 16) * (SPIN_US * NR_TOUCH / best) + 1000;
+}
+
+FIXTURE_SETUP(aux_sample)
+{
+	struct env *e = &self->e;
+	struct ptsim_range fn[2];
+	unsigned long spin;
+	int i;
+
+	for (i = 0; i < NR_FDS; i++)
+		e->fd[i] = -1;
+	e->type = ptsim_type();
+	if (e->type < 0)
+		SKIP(return, "no ptsim PMU (CONFIG_PTSIM)");
+	if (!ptsim_can_sample())
+		SKIP(return, "ptsim is a module: no AUX sampling");
+	if (func_range("phase_a", (uintptr_t)phase_a, &fn[0]) ||
+	    func_range("phase_b", (uintptr_t)phase_b, &fn[1]))
+		SKIP(return, "no symbol table for phase_a() and phase_b()");
+	e->phases.r = malloc(sizeof(fn));
+	ASSERT_NE(e->phases.r, NULL);
+	memcpy(e->phases.r, fn, sizeof(fn));
+	e->phases.nr = 2;
+
+	/*
+	 * One CPU: samples in time order, and the CPU that the samplers of
+	 * the inheritance tests are bound to (see NOTE in their comment).
+	 */
+	ASSERT_EQ(ptsim_pin_cpu(0), 0);
+	ASSERT_EQ(ptsim_text_ranges(&e->text), 0);
+
+	e->page = sysconf(_SC_PAGESIZE);
+	spin = calibrate(e->page);
+	ASSERT_NE(spin, 0);
+	e->a.mem = phase_pages(e->page);
+	e->b.mem = phase_pages(e->page);
+	ASSERT_NE(e->a.mem, NULL);
+	ASSERT_NE(e->b.mem, NULL);
+	e->a.page = e->page;
+	e->b.page = e->page;
+	e->a.spin = spin;
+	e->b.spin = spin;
+}
+
+FIXTURE_TEARDOWN(aux_sample)
+{
+	struct env *e = &self->e;
+	int i;
+
+	for (i = 0; i < NR_FDS; i++) {
+		ptsim_unmap(&e->map[i]);
+		if (e->fd[i] >= 0)
+			close(e->fd[i]);
+	}
+	if (e->a.mem)
+		munmap(e->a.mem, NR_TOUCH * e->page);
+	if (e->b.mem)
+		munmap(e->b.mem, NR_TOUCH * e->page);
+	if (e->mlock_saved)
+		EXPECT_EQ(ptsim_sysctl_set("perf_event_mlock_kb",
+					   e->mlock_kb), 0);
+	ptsim_ranges_free(&e->text);
+	ptsim_ranges_free(&e->phases);
+}
+
+#define FN_A(e)	(&(e)->phases.r[0])
+#define FN_B(e)	(&(e)->phases.r[1])
+
+/* A user-space sampler of @config that takes ptsim trace, SAMPLE_SIZE. */
+static void hidden_attr(struct perf_event_attr *attr, int type,
+			uint64_t config, uint64_t period, uint64_t sample_type)
+{
+	ptsim_sampler_attr(attr, config, period, sample_type, SAMPLE_SIZE);
+	attr->aux_sample_type = type;
+}
+
+/* Open sampler @i, and map @pages of ring buffer for it unless 0. */
+static void open_sampler(struct __test_metadata *_metadata, struct env *e,
+			 int i, struct perf_event_attr *attr, pid_t pid,
+			 int cpu, size_t pages)
+{
+	e->fd[i] = ptsim_open(attr, pid, cpu, -1);
+	ASSERT_GE(e->fd[i], 0) TH_LOG("sampler %d: %s", i, strerror(errno));
+	if (pages)
+		ASSERT_EQ(ptsim_map(e->fd[i], &e->map[i], pages, 0,
+				    false), 0);
+}
+
+static void close_sampler(struct env *e, int i)
+{
+	ptsim_unmap(&e->map[i]);
+	close(e->fd[i]);
+	e->fd[i] = -1;
+}
+
+static void enable(struct __test_metadata *_metadata, struct env *e, int nr,
+		   bool on)
+{
+	unsigned long req = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+	int i;
+
+	for (i = 0; i < nr; i++)
+		ASSERT_EQ(ioctl(e->fd[i], req, 0), 0);
+}
+
+static void hidden_info(struct __test_metadata *_metadata, int fd,
+			struct hidden *h)
+{
+	ASSERT_EQ(ptsim_fdinfo(fd, "aux_sample_pmu", h->pmu, sizeof(h->pmu)),
+		  0);
+	ASSERT_STREQ(h->pmu, "ptsim");
+	ASSERT_EQ(ptsim_fdinfo_u64(fd, "aux_sample_id", &h->id), 0);
+	ASSERT_NE(h->id, 0);
+	ASSERT_EQ(ptsim_fdinfo_u64(fd, "aux_sample_pages", &h->pages), 0);
+	ASSERT_EQ(ptsim_fdinfo_u64(fd, "aux_sample_users", &h->users), 0);
+	ASSERT_EQ(ptsim_fdinfo_u64(fd, "aux_sample_misses", &h->misses), 0);
+}
+
+static uint64_t last_seq(const struct ptsim_trace *t)
+{
+	return t->rec[t->nr - 1].seq;
+}
+
+static uint64_t last_ip(const struct ptsim_trace *t)
+{
+	return t->nr ? t->rec[t->nr - 1].ip : 0;
+}
+
+/*
+ * Read and decode every sample in @m.  Each holds SAMPLE_SIZE bytes of
+ * trace (no sample misses it: the hidden event runs whenever its samplers
+ * do), which decodes with contiguous sequence numbers and, if @text is
+ * given, user IPs only.  The last sequence number of a sample is at least
+ * that of the one before of the same trace: with @per_task, each task has
+ * a trace of its own.
+ */
+static void check_run(struct __test_metadata *_metadata, struct ptsim_map *m,
+		      uint64_t sample_type, const struct ptsim_ranges *text,
+		      bool per_task, struct run *run)
+{
+	uint64_t lost = 0;
+	size_t i, j;
+
+	ASSERT_GE(ptsim_read_samples(m, sample_type | PERF_SAMPLE_AUX,
+				     &run->ss, &lost), 0);
+	ASSERT_EQ(lost, 0);
+	run->t = calloc(run->ss.nr + 1, sizeof(*run->t));
+	ASSERT_NE(run->t, NULL);
+
+	for (i = 0; i < run->ss.nr; i++) {
+		const struct ptsim_sample *s = &run->ss.s[i];
+		struct ptsim_trace *t = &run->t[i];
+
+		ASSERT_EQ(s->aux.len, SAMPLE_SIZE) TH_LOG("sample %zu", i);
+		EXPECT_EQ(ptsim_sample_trace(s, t, text), 0)
+			TH_LOG("sample %zu (tid %u): %s", i, s->tid, t->error);
+		if (!t->nr)
+			continue;
+		for (j = i; j-- > 0;) {
+			if (!run->t[j].nr ||
+			    (per_task && run->ss.s[j].tid != s->tid))
+				continue;
+			EXPECT_GE(last_seq(t), last_seq(&run->t[j]))
+				TH_LOG("sample %zu goes back to record %llu from %llu",
+				       i, (unsigned long long)last_seq(t),
+				       (unsigned long long)last_seq(&run->t[j]));
+			break;
+		}
+	}
+}
+
+static void run_free(struct run *run)
+{
+	size_t i;
+
+	for (i = 0; run->t && i < run->ss.nr; i++)
+		ptsim_trace_free(&run->t[i]);
+	free(run->t);
+	ptsim_samples_free(&run->ss);
+}
+
+static size_t count_in(const struct ptsim_trace *t,
+		       const struct ptsim_range *fn)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nr; i++)
+		n += ptsim_in_range(fn, t->rec[i].ip);
+	return n;
+}
+
+/*
+ * Whether trace @t ends in @fn: it has records in @fn, and none after the
+ * first of them lies elsewhere.  With @ours, only records in @ours count
+ * (a per-CPU trace holds other tasks' records too).
+ */
+static bool ends_in(const struct ptsim_trace *t, const struct ptsim_range *fn,
+		    const struct ptsim_ranges *ours)
+{
+	bool seen = false;
+	size_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		uint64_t ip = t->rec[i].ip;
+
+		if (ours && !ptsim_in_ranges(ours, ip))
+			continue;
+		if (ptsim_in_range(fn, ip))
+			seen = true;
+		else if (seen)
+			return false;
+	}
+	return seen;
+}
+
+/*
+ * The samples of the writes of phase @p, which ran @fn: one per page, with
+ * the IP of the write, from task @tid (any if 0), and a trace that ends in
+ * @fn (see ends_in() for @ours) with no record in @never, if given.
+ */
+static void check_phase(struct __test_metadata *_metadata,
+			const struct run *run, const struct phase *p,
+			const struct ptsim_range *fn,
+			const struct ptsim_range *never,
+			const struct ptsim_ranges *ours, pid_t tid)
+{
+	uint64_t start = (uintptr_t)p->mem;
+	unsigned int seen = 0, n;
+	size_t i;
+
+	for (i = 0; i < run->ss.nr; i++) {
+		const struct ptsim_sample *s = &run->ss.s[i];
+		const struct ptsim_trace *t = &run->t[i];
+
+		if (s->addr < start || s->addr >= start + NR_TOUCH * p->page)
+			continue;
+		n = (s->addr - start) / p->page;
+		EXPECT_EQ(s->addr, start + n * p->page);
+		EXPECT_FALSE(seen & (1U << n)) TH_LOG("page %u faulted twice", n);
+		seen |= 1U << n;
+		EXPECT_TRUE(ptsim_in_range(fn, s->ip))
+			TH_LOG("write %u at IP %#llx", n,
+			       (unsigned long long)s->ip);
+		if (tid)
+			EXPECT_EQ(s->tid, tid);
+		EXPECT_TRUE(ends_in(t, fn, ours))
+			TH_LOG("write %u: %zu records, last IP %#llx, not in [%#llx, %#llx)",
+			       n, t->nr, (unsigned long long)last_ip(t),
+			       (unsigned long long)fn->start,
+			       (unsigned long long)fn->end);
+		if (never)
+			EXPECT_EQ(count_in(t, never), 0)
+				TH_LOG("write %u: trace holds the other phase",
+				       n);
+	}
+	EXPECT_EQ(seen, (1U << NR_TOUCH) - 1);
+}
+
+/* One task-clock sampler: all samples carry trace that checks out. */
+TEST_F(aux_sample, task_clock_samples)
+{
+	struct env *e = &self->e;
+	struct perf_event_attr attr;
+	struct run run = {};
+	struct hidden h;
+	size_t i, nr;
+
+	if (_metadata->skip)
+		return;
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+		    TASK_CLOCK_NS, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+	open_sampler(_metadata, e, 0, &attr, 0, -1, DATA_PAGES);
+	hidden_info(_metadata, e->fd[0], &h);
+	EXPECT_EQ(h.pages, 1);
+	EXPECT_EQ(h.users, 1);
+	EXPECT_EQ(h.misses, 0);
+
+	enable(_metadata, e, 1, true);
+	phase_a(&e->a);
+	phase_b(&e->b);
+	enable(_metadata, e, 1, false);
+
+	check_run(_metadata, &e->map[0], PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+		  &e->text, false, &run);
+	nr = run.ss.nr;
+	/* 2 * NR_TOUCH * SPIN_US of task time: half the samples at least */
+	EXPECT_GE(nr, 2 * NR_TOUCH * SPIN_US / (TASK_CLOCK_NS / 1000) / 2);
+	for (i = 0; i < nr; i++) {
+		/* The hidden event traced from before the first sample. */
+		EXPECT_GT(run.t[i].nr, 0) TH_LOG("sample %zu has no trace", i);
+		EXPECT_TRUE(ptsim_in_ranges(&e->text, run.ss.s[i].ip));
+	}
+	if (nr > 1 && run.t[0].nr && run.t[nr - 1].nr)
+		EXPECT_GT(last_seq(&run.t[nr - 1]), last_seq(&run.t[0]));
+
+	hidden_info(_metadata, e->fd[0], &h);
+	EXPECT_EQ(h.misses, 0);
+	run_free(&run);
+}
+
+/* The trace of a sample ends in the phase the task was running. */
+TEST_F(aux_sample, trace_ends_in_preceding_phase)
+{
+	struct env *e = &self->e;
+	struct perf_event_attr attr;
+	struct run run = {};
+
+	if (_metadata->skip)
+		return;
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_PAGE_FAULTS, 1,
+		    FAULT_TYPE);
+	open_sampler(_metadata, e, 0, &attr, 0, -1, DATA_PAGES);
+
+	enable(_metadata, e, 1, true);
+	phase_a(&e->a);
+	phase_b(&e->b);
+	enable(_metadata, e, 1, false);
+
+	check_run(_metadata, &e->map[0], FAULT_TYPE, &e->text, false, &run);
+	/* B has not run yet when A writes; B's trace may start in A. */
+	check_phase(_metadata, &run, &e->a, FN_A(e), FN_B(e), NULL, 0);
+	check_phase(_metadata, &run, &e->b, FN_B(e), NULL, NULL, 0);
+	run_free(&run);
+}
+
+/* fdinfo: the PMU, the buffer size for a sample size, one user. */
+TEST_F(aux_sample, fdinfo_describes_hidden_event)
+{
+	struct env *e = &self->e;
+	static const struct {
+		uint32_t	size;
+		uint64_t	pages;
+	} sizes[] = {
+		{ 8, 1 }, { 4096, 1 }, { 4104, 2 }, { 12288, 4 },
+		{ 32768, 8 }, { 65528, 16 }, { 65535, 16 },
+	};
+	struct perf_event_attr attr;
+	struct hidden h;
+	char buf[32];
+	size_t i;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+			    TASK_CLOCK_NS, PERF_SAMPLE_IP);
+		attr.aux_sample_size = sizes[i].size;
+		open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
+		hidden_info(_metadata, e->fd[0], &h);
+		EXPECT_EQ(h.pages, sizes[i].pages)
+			TH_LOG("aux_sample_size %u", sizes[i].size);
+		EXPECT_EQ(h.users, 1);
+		EXPECT_EQ(h.misses, 0);
+		close_sampler(e, 0);
+	}
+
+	/* A sampler without a hidden event shows none. */
+	ptsim_sampler_attr(&attr, PERF_COUNT_SW_TASK_CLOCK, TASK_CLOCK_NS,
+			   PERF_SAMPLE_IP, 0);
+	attr.sample_type &= ~PERF_SAMPLE_AUX;
+	open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
+	EXPECT_EQ(ptsim_fdinfo(e->fd[0], "aux_sample_pmu", buf,
+			       sizeof(buf)), -ENOENT);
+	EXPECT_EQ(ptsim_fdinfo(e->fd[0], "aux_sample_id", buf,
+			       sizeof(buf)), -ENOENT);
+}
+
+/* Sort (time, last sequence number) pairs by time. */
+static int cmp_time(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * A task-clock and a page-faults sampler alike share one hidden event:
+ * same id, two users, and one trace, in which a sequence number has the
+ * same IP whichever sampler saw it, and which never goes back in time.
+ */
+TEST_F(aux_sample, like_samplers_share_hidden_event)
+{
+	struct env *e = &self->e;
+	uint64_t min = UINT64_MAX, max = 0, *ip_of;
+	size_t r, i, k, nr = 0, common = 0;
+	uint64_t (*order)[2];
+	bool *ip_from0;
+	struct perf_event_attr attr;
+	struct run run[2] = {};
+	struct hidden h[2];
+
+	if (_metadata->skip)
+		return;
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+		    TASK_CLOCK_NS, FAULT_TYPE);
+	open_sampler(_metadata, e, 0, &attr, 0, -1, DATA_PAGES);
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_PAGE_FAULTS, 1,
+		    FAULT_TYPE);
+	open_sampler(_metadata, e, 1, &attr, 0, -1, DATA_PAGES);
+	hidden_info(_metadata, e->fd[0], &h[0]);
+	hidden_info(_metadata, e->fd[1], &h[1]);
+	EXPECT_EQ(h[0].id, h[1].id);
+	EXPECT_EQ(h[0].users, 2);
+	EXPECT_EQ(h[1].users, 2);
+	EXPECT_EQ(h[0].pages, 1);
+	EXPECT_EQ(h[1].pages, 1);
+
+	enable(_metadata, e, 2, true);
+	phase_a(&e->a);
+	phase_b(&e->b);
+	enable(_metadata, e, 2, false);
+
+	for (r = 0; r < 2; r++) {
+		check_run(_metadata, &e->map[r], FAULT_TYPE, &e->text,
+			  false, &run[r]);
+		for (i = 0; i < run[r].ss.nr; i++) {
+			const struct ptsim_trace *t = &run[r].t[i];
+
+			for (k = 0; k < t->nr; k++) {
+				if (t->rec[k].seq < min)
+					min = t->rec[k].seq;
+				if (t->rec[k].seq > max)
+					max = t->rec[k].seq;
+			}
+			nr += t->nr > 0;
+		}
+	}
+	check_phase(_metadata, &run[1], &e->a, FN_A(e), FN_B(e), NULL, 0);
+	check_phase(_metadata, &run[1], &e->b, FN_B(e), NULL, NULL, 0);
+	ASSERT_GT(nr, 0);
+
+	/*
+	 * One trace: a sequence number has one IP, whichever sample holds
+	 * it.  ip_of[] maps them, from the task-clock samples first.
+	 */
+	ip_of = calloc(max - min + 1, sizeof(*ip_of));
+	ip_from0 = calloc(max - min + 1, sizeof(*ip_from0));
+	ASSERT_NE(ip_of, NULL);
+	ASSERT_NE(ip_from0, NULL);
+	for (r = 0; r < 2; r++) {
+		for (i = 0; i < run[r].ss.nr; i++) {
+			const struct ptsim_trace *t = &run[r].t[i];
+
+			for (k = 0; k < t->nr; k++) {
+				uint64_t *ip = &ip_of[t->rec[k].seq - min];
+
+				if (!*ip) {
+					*ip = t->rec[k].ip;
+					continue;
+				}
+				EXPECT_EQ(*ip, t->rec[k].ip)
+					TH_LOG("record %llu",
+					       (unsigned long long)t->rec[k].seq);
+				if (r && ip_from0[t->rec[k].seq - min])
+					common++;
+			}
+		}
+		if (!r)
+			for (k = 0; k < max - min + 1; k++)
+				ip_from0[k] = !!ip_of[k];
+	}
+	free(ip_of);
+	free(ip_from0);
+	/* The page-fault samples overlap the task-clock ones. */
+	EXPECT_GE(common, 2 * NR_TOUCH);
+
+	/* ... whose samples, in time order, never go back. */
+	order = calloc(nr, sizeof(*order));
+	ASSERT_NE(order, NULL);
+	for (k = 0, r = 0; r < 2; r++) {
+		for (i = 0; i < run[r].ss.nr; i++) {
+			if (!run[r].t[i].nr)
+				continue;
+			order[k][0] = run[r].ss.s[i].time;
+			order[k][1] = last_seq(&run[r].t[i]);
+			k++;
+		}
+	}
+	qsort(order, nr, sizeof(*order), cmp_time);
+	for (k = 1; k < nr; k++)
+		EXPECT_GE(order[k][1], order[k - 1][1])
+			TH_LOG("at time %llu", (unsigned long long)order[k][0]);
+	free(order);
+	run_free(&run[0]);
+	run_free(&run[1]);
+
+	/* The last user keeps it. */
+	close_sampler(e, 0);
+	hidden_info(_metadata, e->fd[1], &h[0]);
+	EXPECT_EQ(h[0].id, h[1].id);
+	EXPECT_EQ(h[0].users, 1);
+}
+
+/* Open two samplers differing as @change makes them, return their info. */
+static void open_two(struct __test_metadata *_metadata, struct env *e,
+		     void (*change)(struct perf_event_attr *attr),
+		     struct hidden h[2])
+{
+	struct perf_event_attr attr;
+
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+		    TASK_CLOCK_NS, PERF_SAMPLE_IP);
+	open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
+	change(&attr);
+	open_sampler(_metadata, e, 1, &attr, 0, -1, 0);
+	hidden_info(_metadata, e->fd[0], &h[0]);
+	hidden_info(_metadata, e->fd[1], &h[1]);
+}
+
+static void include_hv(struct perf_event_attr *attr)
+{
+	attr->exclude_hv = 0;
+}
+
+static void psb_period(struct perf_event_attr *attr)
+{
+	attr->aux_sample_config = PTSIM_PSB_PERIOD(1);
+}
+
+static void page_faults(struct perf_event_attr *attr)
+{
+	attr->config = PERF_COUNT_SW_PAGE_FAULTS;
+	attr->sample_period = 1;
+}
+
+/* A sampler of another event with the same bits shares (see above). */
+TEST_F(aux_sample, other_event_same_bits_shares)
+{
+	struct env *e = &self->e;
+	struct hidden h[2];
+
+	if (_metadata->skip)
+		return;
+	open_two(_metadata, e, page_faults, h);
+	EXPECT_EQ(h[0].id, h[1].id);
+	EXPECT_EQ(h[0].users, 2);
+}
+
+TEST_F(aux_sample, exclude_bits_split_hidden_events)
+{
+	struct env *e = &self->e;
+	struct hidden h[2];
+
+	if (_metadata->skip)
+		return;
+	open_two(_metadata, e, include_hv, h);
+	EXPECT_NE(h[0].id, h[1].id);
+	EXPECT_EQ(h[0].users, 1);
+	EXPECT_EQ(h[1].users, 1);
+}
+
+TEST_F(aux_sample, config_splits_hidden_events)
+{
+	struct env *e = &self->e;
+	struct hidden h[2];
+
+	if (_metadata->skip)
+		return;
+	open_two(_metadata, e, psb_period, h);
+	EXPECT_NE(h[0].id, h[1].id);
+	EXPECT_EQ(h[0].users, 1);
+	EXPECT_EQ(h[1].users, 1);
+}
+
+/*
+ * A sampler that asks for more than an existing buffer holds gets its own
+ * hidden event; one that asks for less shares the larger buffer.
+ */
+TEST_F(aux_sample, sample_size_picks_buffer)
+{
+	struct env *e = &self->e;
+	struct perf_event_attr attr;
+	struct hidden h[3];
+	int i;
+
+	if (_metadata->skip)
+		return;
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+		    TASK_CLOCK_NS, PERF_SAMPLE_IP);
+	attr.aux_sample_size = 4096;
+	open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
+	attr.aux_sample_size = 16384;
+	open_sampler(_metadata, e, 1, &attr, 0, -1, 0);
+	attr.aux_sample_size = 8192;
+	open_sampler(_metadata, e, 2, &attr, 0, -1, 0);
+	for (i = 0; i < 3; i++)
+		hidden_info(_metadata, e->fd[i], &h[i]);
+
+	EXPECT_NE(h[0].id, h[1].id);
+	EXPECT_EQ(h[0].pages, 1);
+	EXPECT_EQ(h[0].users, 1);
+	EXPECT_EQ(h[1].id, h[2].id);
+	EXPECT_EQ(h[1].pages, 4);
+	EXPECT_EQ(h[2].pages, 4);
+	EXPECT_EQ(h[1].users, 2);
+	EXPECT_EQ(h[2].users, 2);
+}
+
+/* VmPin of this process in kB, -1 if there is none. */
+static long vm_pin_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * With perf_event_mlock_kb at 0, the whole of a hidden event's buffer,
+ * its AUX pages and one, is charged to the opener's pinned_vm (VmPin).
+ * Needs root to set it; the teardown restores it.
+ */
+static void no_mlock_allowance(struct __test_metadata *_metadata, struct env *e)
+{
+	ASSERT_EQ(ptsim_sysctl_get("perf_event_mlock_kb", &e->mlock_kb), 0);
+	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 0), 0);
+	e->mlock_saved = true;
+}
+
+#define PIN_SIZE	12288	/* 4 AUX pages */
+#define PIN_KB(e)	((4 + 1) * (long)(e)->page / 1024)
+
+TEST_F(aux_sample, shared_buffer_charged_once)
+{
+	struct env *e = &self->e;
+	struct perf_event_attr attr;
+	struct hidden h[2];
+	long base;
+
+	if (_metadata->skip)
+		return;
+	if (geteuid())
+		SKIP(return, "needs root for perf_event_mlock_kb");
+	no_mlock_allowance(_metadata, e);
+	base = vm_pin_kb();
+	ASSERT_GE(base, 0);
+
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+		    TASK_CLOCK_NS, PERF_SAMPLE_IP);
+	attr.aux_sample_size = PIN_SIZE;
+	open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
+	EXPECT_EQ(vm_pin_kb(), base + PIN_KB(e));
+
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_PAGE_FAULTS, 1,
+		    PERF_SAMPLE_IP);
+	attr.aux_sample_size = PIN_SIZE;
+	open_sampler(_metadata, e, 1, &attr, 0, -1, 0);
+	hidden_info(_metadata, e->fd[0], &h[0]);
+	hidden_info(_metadata, e->fd[1], &h[1]);
+	EXPECT_EQ(h[0].id, h[1].id);
+	EXPECT_EQ(h[1].users, 2);
+	EXPECT_EQ(h[1].pages, 4);
+	EXPECT_EQ(vm_pin_kb(), base + PIN_KB(e));
+
+	/* Refunded when the last sampler goes, not before. */
+	close_sampler(e, 0);
+	EXPECT_EQ(vm_pin_kb(), base + PIN_KB(e));
+	close_sampler(e, 1);
+	EXPECT_EQ(vm_pin_kb(), base);
+}
+
+TEST_F(aux_sample, separate_buffers_charged_each)
+{
+	struct env *e = &self->e;
+	struct perf_event_attr attr;
+	struct hidden h[2];
+	long base;
+
+	if (_metadata->skip)
+		return;
+	if (geteuid())
+		SKIP(return, "needs root for perf_event_mlock_kb");
+	no_mlock_allowance(_metadata, e);
+	base = vm_pin_kb();
+	ASSERT_GE(base, 0);
+
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+		    TASK_CLOCK_NS, PERF_SAMPLE_IP);
+	attr.aux_sample_size = PIN_SIZE;
+	open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
+	attr.exclude_hv = 0;
+	open_sampler(_metadata, e, 1, &attr, 0, -1, 0);
+	hidden_info(_metadata, e->fd[0], &h[0]);
+	hidden_info(_metadata, e->fd[1], &h[1]);
+	EXPECT_NE(h[0].id, h[1].id);
+	EXPECT_EQ(vm_pin_kb(), base + 2 * PIN_KB(e));
+
+	close_sampler(e, 1);
+	EXPECT_EQ(vm_pin_kb(), base + PIN_KB(e));
+	close_sampler(e, 0);
+	EXPECT_EQ(vm_pin_kb(), base);
+}
+
+/*
+ * The inheritance tests: a page-faults sampler with attr.inherit bound to
+ * CPU 0 (NOTE: perf_mmap() refuses a per-task inherited event with cpu -1)
+ * and every task on CPU 0.  Another task runs phase_b() while this one
+ * runs phase_a(), taking turns on the CPU: each task's samples must end in
+ * its own phase and never hold the other's, which only the other task's
+ * trace has.
+ */
+static void open_inherited(struct __test_metadata *_metadata, struct env *e)
+{
+	struct perf_event_attr attr;
+
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_PAGE_FAULTS, 1,
+		    FAULT_TYPE);
+	attr.inherit = 1;
+	open_sampler(_metadata, e, 0, &attr, 0, 0, DATA_PAGES);
+	enable(_metadata, e, 1, true);
+}
+
+static void check_inherited(struct __test_metadata *_metadata, struct env *e,
+			    pid_t other)
+{
+	struct run run = {};
+	struct hidden h;
+
+	enable(_metadata, e, 1, false);
+	check_run(_metadata, &e->map[0], FAULT_TYPE, &e->text, true, &run);
+	check_phase(_metadata, &run, &e->a, FN_A(e), FN_B(e), NULL,
+		    syscall(SYS_gettid));
+	check_phase(_metadata, &run, &e->b, FN_B(e), FN_A(e), NULL, other);
+	run_free(&run);
+
+	hidden_info(_metadata, e->fd[0], &h);
+	EXPECT_EQ(h.users, 1);
+	EXPECT_EQ(h.misses, 0);
+}
+
+struct worker {
+	const struct phase	*phase;
+	pid_t			tid;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	w->tid = syscall(SYS_gettid);
+	phase_b(w->phase);
+	return NULL;
+}
+
+TEST_F(aux_sample, threads_sample_own_trace)
+{
+	struct env *e = &self->e;
+	struct worker w = { .phase = &e->b };
+	pthread_t thread;
+
+	if (_metadata->skip)
+		return;
+	open_inherited(_metadata, e);
+	ASSERT_EQ(pthread_create(&thread, NULL, worker_main, &w), 0);
+	phase_a(&e->a);
+	ASSERT_EQ(pthread_join(thread, NULL), 0);
+	check_inherited(_metadata, e, w.tid);
+}
+
+TEST_F(aux_sample, forked_child_samples_own_trace)
+{
+	struct env *e = &self->e;
+	int status;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	open_inherited(_metadata, e);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		phase_b(&e->b);
+		_exit(0);
+	}
+	phase_a(&e->a);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	check_inherited(_metadata, e, pid);
+}
+
+/*
+ * A per-CPU sampler on CPU 0 gets a per-CPU hidden event there: one trace
+ * of every task on CPU 0, in which this task's records must still end in
+ * the phase it ran before each sample.
+ */
+TEST_F(aux_sample, per_cpu_sampler)
+{
+	struct env *e = &self->e;
+	struct perf_event_attr attr;
+	struct run run = {};
+	struct hidden h;
+
+	if (_metadata->skip)
+		return;
+	if (geteuid())
+		SKIP(return, "needs root for a per-CPU event");
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_PAGE_FAULTS, 1,
+		    FAULT_TYPE);
+	open_sampler(_metadata, e, 0, &attr, -1, 0, CPU_DATA_PAGES);
+	hidden_info(_metadata, e->fd[0], &h);
+	EXPECT_EQ(h.users, 1);
+
+	enable(_metadata, e, 1, true);
+	phase_a(&e->a);
+	phase_b(&e->b);
+	enable(_metadata, e, 1, false);
+
+	/* Other tasks' IPs are not in this task's text. */
+	check_run(_metadata, &e->map[0], FAULT_TYPE, NULL, false, &run);
+	check_phase(_metadata, &run, &e->a, FN_A(e), FN_B(e),
+		    &e->phases, getpid());
+	check_phase(_metadata, &run, &e->b, FN_B(e), NULL,
+		    &e->phases, getpid());
+	run_free(&run);
+
+	hidden_info(_metadata, e->fd[0], &h);
+	EXPECT_EQ(h.misses, 0);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AUX sampling through a hidden AUX event against upstream's group-leader
+ * form, both taking ptsim trace into task-clock samples of a busy loop:
+ *
+ *  group:  { ptsim leader, overwrite AUX mmap of 8 pages or more, as many
+ *            as the sample size needs; task-clock sampler }
+ *  hidden: a task-clock sampler with attr.aux_sample_type = ptsim
+ *
+ * at aux_sample_size 4, 16 and 60 KiB.  The loop also runs untraced, and
+ * traced by a ptsim event alone, which is the trace both forms pay for.
+ * For each form: the loop's slowdown against the untraced loop, and the
+ * cost per sample, that is the time over the ptsim-alone loop divided by
+ * the number of samples.  Then both as ratios hidden/group.  All figures
+ * are medians over interleaved rounds of ratios taken within a round.
+ *
+ * Usage: aux_sample_bench [rounds]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include "../kselftest.h"
+#include "ptsim_lib.h"
+
+#define WORK		(200 * 1000 * 1000UL)
+#define CHUNK		(1000 * 1000UL)	/* iterations between two drains */
+#define PERIOD_NS	200000		/* task-clock sample period */
+#define DATA_PAGES	256
+#define MAX_ROUNDS	64
+
+static const unsigned int sizes[] = { 4 << 10, 16 << 10, 60 << 10 };
+#define NR_SIZES	ARRAY_SIZE(sizes)
+
+enum form { UNTRACED, PTSIM_ALONE, GROUP, HIDDEN };
+
+struct setup {
+	int			leader;
+	int			sampler;
+	struct ptsim_map	aux;
+	struct ptsim_map	data;
+};
+
+struct result {
+	double		time;
+	uint64_t	samples;
+	uint64_t	lost;
+};
+
+static int ptsim;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void busy(unsigned long n)
+{
+	unsigned long i;
+
+	/* The empty asm keeps the compiler from dropping the loop. */
+	for (i = 0; i < n; i++)
+		asm volatile("" : : "r" (i));
+}
+
+/* AUX pages the kernel gives a hidden event for @size: a power of two. */
+static size_t hidden_pages(unsigned int size)
+{
+	size_t page = sysconf(_SC_PAGESIZE), n = 1;
+
+	while (n * page < size)
+		n *= 2;
+	return n;
+}
+
+static int open_leader(struct setup *s, size_t aux_pages)
+{
+	struct perf_event_attr attr;
+
+	ptsim_attr(&attr, ptsim, 0, 0);
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	s->leader = ptsim_open(&attr, 0, -1, -1);
+	if (s->leader < 0)
+		return -1;
+	/* Overwrite mode: the samples take the trace, nobody drains it. */
+	return ptsim_map(s->leader, &s->aux, 1, aux_pages, true) ? -1 : 0;
+}
+
+static int open_form(enum form f, unsigned int size, struct setup *s)
+{
+	struct perf_event_attr attr;
+	size_t pages = hidden_pages(size);
+
+	memset(s, 0, sizeof(*s));
+	s->leader = -1;
+	s->sampler = -1;
+	switch (f) {
+	case UNTRACED:
+		return 0;
+	case PTSIM_ALONE:
+		return open_leader(s, 8);
+	case GROUP:
+		if (open_leader(s, pages < 8 ? 8 : pages))
+			return -1;
+		break;
+	case HIDDEN:
+		break;
+	}
+
+	ptsim_sampler_attr(&attr, PERF_COUNT_SW_TASK_CLOCK, PERIOD_NS,
+			   PERF_SAMPLE_IP, size);
+	if (f == HIDDEN) {
+		attr.aux_sample_type = ptsim;
+	} else {
+		/* Enabled with its leader. */
+		attr.disabled = 0;
+	}
+	s->sampler = ptsim_open(&attr, 0, -1, s->leader);
+	if (s->sampler < 0)
+		return -1;
+	return ptsim_map(s->sampler, &s->data, DATA_PAGES, 0, false) ? -1 : 0;
+}
+
+static void close_form(struct setup *s)
+{
+	ptsim_unmap(&s->data);
+	ptsim_unmap(&s->aux);
+	if (s->sampler >= 0)
+		close(s->sampler);
+	if (s->leader >= 0)
+		close(s->leader);
+}
+
+/* Count the samples taken so far and hand their room back. */
+static void drain(struct setup *s, struct result *r)
+{
+	int nr;
+
+	if (s->sampler < 0)
+		return;
+	nr = ptsim_read_samples(&s->data, PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
+				NULL, &r->lost);
+	if (nr < 0) {
+		fprintf(stderr, "aux_sample_bench: bad ring buffer: %s\n",
+			strerror(-nr));
+		exit(1);
+	}
+	r->samples += nr;
+}
+
+static void run(enum form f, unsigned int size, struct result *r)
+{
+	int fd, flags = 0;
+	struct setup s;
+	unsigned long done;
+	double t0;
+
+	if (open_form(f, size, &s)) {
+		fprintf(stderr, "aux_sample_bench: form %d, %u bytes: %s\n",
+			f, size, strerror(errno));
+		exit(1);
+	}
+	fd = s.leader >= 0 ? s.leader : s.sampler;
+	if (f == GROUP)
+		flags = PERF_IOC_FLAG_GROUP;
+	memset(r, 0, sizeof(*r));
+
+	if (fd >= 0)
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, flags);
+	t0 = now();
+	for (done = 0; done < WORK; done += CHUNK) {
+		busy(CHUNK);
+		drain(&s, r);
+	}
+	r->time = now() - t0;
+	if (fd >= 0)
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, flags);
+	drain(&s, r);
+	close_form(&s);
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp);
+	return v[n / 2];
+}
+
+int main(int argc, char **argv)
+{
+	static struct result base[MAX_ROUNDS], alone[MAX_ROUNDS];
+	static struct result res[NR_SIZES][2][MAX_ROUNDS];
+	int rounds = argc > 1 ? atoi(argv[1]) : 5;
+	double slow[2][MAX_ROUNDS], cost[2][MAX_ROUNDS];
+	double rslow[MAX_ROUNDS], rcost[MAX_ROUNDS], v[MAX_ROUNDS];
+	uint64_t lost = 0;
+	int r, i, k;
+
+	if (rounds < 1 || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "usage: aux_sample_bench [rounds: 1..%d]\n",
+			MAX_ROUNDS);
+		return 1;
+	}
+	ptsim = ptsim_type();
+	if (ptsim < 0) {
+		fprintf(stderr, "aux_sample_bench: no ptsim PMU (CONFIG_PTSIM)\n");
+		return KSFT_SKIP;
+	}
+	if (!ptsim_can_sample()) {
+		fprintf(stderr, "aux_sample_bench: ptsim is a module: no AUX sampling\n");
+		return KSFT_SKIP;
+	}
+	if (ptsim_pin_cpu(0))
+		perror("sched_setaffinity");
+
+	/* Within a round, every form; the two sampling forms take turns. */
+	for (r = 0; r < rounds; r++) {
+		run(UNTRACED, 0, &base[r]);
+		run(PTSIM_ALONE, sizes[0], &alone[r]);
+		for (i = 0; i < (int)NR_SIZES; i++) {
+			for (k = 0; k < 2; k++) {
+				int f = (k + r) % 2;
+
+				run(f ? HIDDEN : GROUP, sizes[i], &res[i][f][r]);
+				lost += res[i][f][r].lost;
+			}
+		}
+	}
+
+	printf("aux_sample_bench: %lu iterations of a busy loop, task-clock samples every %d us,\n",
+	       WORK, PERIOD_NS / 1000);
+	printf("median of %d rounds of ratios within a round\n\n", rounds);
+	for (r = 0; r < rounds; r++)
+		v[r] = alone[r].time / base[r].time;
+	printf("%-22s %10s %10s %12s\n", "", "slowdown", "samples",
+	       "us/sample");
+	printf("%-22s %10.3f\n", "ptsim alone", median(v, rounds));
+
+	for (i = 0; i < (int)NR_SIZES; i++) {
+		for (k = 0; k < 2; k++) {
+			for (r = 0; r < rounds; r++) {
+				struct result *x = &res[i][k][r];
+
+				slow[k][r] = x->time / base[r].time;
+				cost[k][r] = x->samples ?
+					(x->time - alone[r].time) * 1e6 /
+					x->samples : 0;
+				v[r] = x->samples;
+			}
+			printf("%2u KiB %-15s %10.3f %10.0f %12.2f\n",
+			       sizes[i] >> 10, k ? "hidden" : "group",
+			       median(slow[k], rounds), median(v, rounds),
+			       median(cost[k], rounds));
+		}
+	}
+
+	printf("\n%-22s %10s %12s\n", "hidden/group", "slowdown", "us/sample");
+	for (i = 0; i < (int)NR_SIZES; i++) {
+		for (r = 0; r < rounds; r++) {
+			struct result *g = &res[i][0][r], *h = &res[i][1][r];
+			double gc, hc;
+
+			rslow[r] = h->time / g->time;
+			gc = (g->time - alone[r].time) / (g->samples ?: 1);
+			hc = (h->time - alone[r].time) / (h->samples ?: 1);
+			rcost[r] = gc > 0 ? hc / gc : 0;
+		}
+		printf("%2u KiB %-15s %10.3f %12.3f\n", sizes[i] >> 10, "",
+		       median(rslow, rounds), median(rcost, rounds));
+	}
+	if (lost)
+		printf("\nwarning: %llu samples lost: the figures undercount\n",
+		       (unsigned long long)lost);
+	return 0;
+}
