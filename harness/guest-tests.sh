@@ -8,7 +8,8 @@
 # its tests.list, made by "make selftests" from the suite's emit_tests),
 # each under its suite's timeout, then "perf test -v" for each PERF_TEST
 # (a description pattern), from the tree's tools/perf so that perf finds its
-# shell tests.  Leaves tests/NAME.log and tests/NAME.rc in the run's dir.
+# shell tests, and collects the results of the KUnit suites that ran at
+# boot.  Leaves tests/NAME.log and tests/NAME.rc in the run's dir.
 build=$1
 out=/tmp/out/tests
 mkdir -p $out
@@ -25,6 +26,15 @@ for suite in $2; do
 		(cd "$dir" && timeout -k 5 "$limit" "./$prog") > $out/$name.log 2>&1
 		echo $? > $out/$name.rc
 	done
+done
+
+# KUnit suites ran at boot; their cases' results are in debugfs.
+for d in /sys/kernel/debug/kunit/*/; do
+	[ -f "$d/results" ] || continue
+	name=kunit.$(basename "$d")
+	echo "guest-tests: $name"
+	sed -n 's/^    //p' "$d/results" > $out/$name.log
+	echo 0 > $out/$name.rc
 done
 
 for t in $3; do

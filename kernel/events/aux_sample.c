@@ -15,9 +15,10 @@
  * like any other; each inherited copy gets a buffer of its own here, at
  * fork, and the inherited samplers are pointed at it.
  *
- * The buffers are charged to the opener's (for inherited ones, the forking
- * task's) user and mm like an mmap() of the same size and show in the
- * samplers' fdinfo.
+ * The buffers, inherited ones included, are charged to the user and mm
+ * of the sampler that created the hidden event, like an mmap() of the same
+ * size; only samplers of the same user share a hidden event.  The samplers'
+ * fdinfo shows them.
  *
  * Locking: aux_hidden_mutex serializes the list of hidden events, their
  * users counts and the original samplers' ->aux_event links; it nests
@@ -39,6 +40,8 @@
  * @event: the hidden event (inherited copies point here too)
  * @attr: the attributes it was created with, the key samplers must match
  * @task: the task it traces (kept by the event's hw.target), NULL per CPU
+ * @user: the user its buffers are charged to
+ * @mm: the mm whose pinned_vm takes their excess, or NULL
  * @nr_pages: AUX pages in its buffer and in each inherited copy's
  * @users: original samplers linked to it
  */
@@ -47,9 +50,19 @@ struct perf_aux_hidden {
 	struct perf_event	*event;
 	struct perf_event_attr	attr;
 	struct task_struct	*task;
+	struct user_struct	*user;
+	struct mm_struct	*mm;
 	int			nr_pages;
 	unsigned int		users;
 };
+
+static void aux_hidden_free(struct perf_aux_hidden *h)
+{
+	free_uid(h->user);
+	if (h->mm)
+		mmdrop(h->mm);
+	kfree(h);
+}
 
 static DEFINE_MUTEX(aux_hidden_mutex);
 static LIST_HEAD(aux_hidden_list);
@@ -125,7 +138,7 @@ static int aux_hidden_prepare(struct perf_event *event, void *data)
 
 	/* Before the buffer: the PMU's ->setup_aux() may look. */
 	event->aux_hidden = h;
-	rb = rb_alloc_kernel(event, h->nr_pages);
+	rb = rb_alloc_kernel(event, h->nr_pages, h->user, h->mm);
 	if (IS_ERR(rb))
 		return PTR_ERR(rb);
 
@@ -164,8 +177,11 @@ int perf_aux_sample_attach(struct perf_event *sampler,
 
 	mutex_lock(&aux_hidden_mutex);
 	list_for_each_entry(h, &aux_hidden_list, entry) {
-		/* Not one that exec or exit took out of its context. */
-		if (READ_ONCE(h->event->state) < PERF_EVENT_STATE_OFF)
+		/* Not one that exec, exit or hotplug took out of its context. */
+		if (READ_ONCE(h->event->state) < PERF_EVENT_STATE_OFF ||
+		    !(READ_ONCE(h->event->attach_state) & PERF_ATTACH_CONTEXT))
+			continue;
+		if (h->user != current_user())
 			continue;
 		if (h->task == task && h->event->cpu == sampler->cpu &&
 		    h->nr_pages >= nr_pages &&
@@ -182,6 +198,10 @@ int perf_aux_sample_attach(struct perf_event *sampler,
 	}
 	h->attr = attr;
 	h->task = task;
+	h->user = get_current_user();
+	h->mm = current->mm;
+	if (h->mm)
+		mmgrab(h->mm);
 	h->nr_pages = nr_pages;
 	h->users = 1;
 
@@ -189,7 +209,7 @@ int perf_aux_sample_attach(struct perf_event *sampler,
 					     aux_hidden_prepare, h);
 	if (IS_ERR(event)) {
 		ret = PTR_ERR(event);
-		kfree(h);
+		aux_hidden_free(h);
 		goto unlock;
 	}
 	h->event = event;
@@ -234,13 +254,40 @@ unlock:
 		perf_event_release_kernel(event);
 }
 
+/*
+ * Cut the links of @hidden's inherited samplers, which it can outlive
+ * (contexts of a task go one by one at exit, a remove_on_exec event goes
+ * while its context runs).  A sample that read the link before keeps
+ * @hidden: it is freed after an RCU grace period, which the sample, with
+ * preemption disabled, holds off.
+ */
+static void aux_hidden_unlink(struct perf_event *hidden)
+{
+	struct task_struct *task = hidden->hw.target;
+	struct perf_event_context *ctx;
+	struct perf_event *event;
+	int ctxn;
+
+	rcu_read_lock();
+	for (ctxn = 0; ctxn < perf_nr_task_contexts; ctxn++) {
+		ctx = rcu_dereference(task->perf_event_ctxp[ctxn]);
+		if (!ctx)
+			continue;
+		list_for_each_entry_rcu(event, &ctx->event_list, event_entry) {
+			if (READ_ONCE(event->aux_event) == hidden)
+				WRITE_ONCE(event->aux_event, NULL);
+		}
+	}
+	rcu_read_unlock();
+}
+
 /**
  * perf_aux_sample_free - free what a hidden AUX event owns
  * @event: a hidden event or an inherited copy, on its way to being freed
  *
- * Refunds and frees its buffer and, for the original, the &struct
- * perf_aux_hidden (unless perf_aux_sample_attach() failed to create it,
- * which frees that itself).
+ * Unlinks an inherited copy's samplers, refunds and frees its buffer and,
+ * for the original, the &struct perf_aux_hidden (unless
+ * perf_aux_sample_attach() failed to create it, which frees that itself).
  *
  * Context: process context, from _free_event(); the event is out of its
  * context, nothing writes its buffer any more.
@@ -249,13 +296,16 @@ void perf_aux_sample_free(struct perf_event *event)
 {
 	struct perf_buffer *rb = event->rb;
 
+	if (event->parent)
+		aux_hidden_unlink(event);
+
 	if (rb) {
 		rb_free_kernel(rb);
 		RCU_INIT_POINTER(event->rb, NULL);
 		ring_buffer_put(rb);	/* samplers may still hold it */
 	}
 	if (event->aux_hidden->event == event)
-		kfree(event->aux_hidden);
+		aux_hidden_free(event->aux_hidden);
 }
 
 static struct perf_event *
@@ -282,10 +332,11 @@ aux_hidden_child(struct task_struct *child, struct perf_event *parent)
  * @child: a new task whose perf contexts perf_event_init_task() filled in
  *
  * Give each inherited hidden event a buffer of its own (a child must not
- * write into its parent's) and point each inherited sampler at the hidden
- * event inherited from its parent's.  A hidden event that cannot get a
- * buffer (the mlock limits) writes nothing, and its samplers' samples
- * carry no trace: that is counted, the fork does not fail for it.
+ * write into its parent's), charged like the original's, and point each
+ * inherited sampler at the hidden event inherited from its parent's.  A
+ * hidden event that cannot get a buffer (the mlock limits) is dropped
+ * from the child, whose samplers' samples then carry no trace: that is
+ * counted, the fork does not fail for it.
  *
  * Context: process context, from copy_process(); @child does not run yet.
  * An inherited sampler in a context whose mutex is held cannot lose its
@@ -294,8 +345,9 @@ aux_hidden_child(struct task_struct *child, struct perf_event *parent)
  */
 void perf_aux_sample_inherit(struct task_struct *child)
 {
-	struct perf_event *event, *hidden;
+	struct perf_event *event, *tmp, *hidden;
 	struct perf_event_context *ctx;
+	struct perf_aux_hidden *h;
 	struct perf_buffer *rb;
 	int ctxn;
 
@@ -304,11 +356,15 @@ void perf_aux_sample_inherit(struct task_struct *child)
 		if (!ctx)
 			continue;
 		mutex_lock(&ctx->mutex);
-		list_for_each_entry(event, &ctx->event_list, event_entry) {
-			if (!event->aux_hidden || event->rb)
+		list_for_each_entry_safe(event, tmp, &ctx->event_list,
+					 event_entry) {
+			h = event->aux_hidden;
+			if (!h || event->rb)
 				continue;
-			rb = rb_alloc_kernel(event, event->aux_hidden->nr_pages);
-			if (!IS_ERR(rb))
+			rb = rb_alloc_kernel(event, h->nr_pages, h->user, h->mm);
+			if (IS_ERR(rb))
+				perf_free_event(event, ctx);
+			else
 				rcu_assign_pointer(event->rb, rb);
 		}
 		mutex_unlock(&ctx->mutex);
