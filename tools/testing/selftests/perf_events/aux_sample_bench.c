@@ -29,9 +29,9 @@
 #include "ptsim_lib.h"
 
 #define WORK		(200 * 1000 * 1000UL)
-#define CHUNK		(1000 * 1000UL)	/* iterations between two drains */
+#define CHUNK		(250 * 1000UL)	/* iterations between two drains */
 #define PERIOD_NS	200000		/* task-clock sample period */
-#define DATA_PAGES	256
+#define DATA_PAGES	2048
 #define MAX_ROUNDS	64
 
 static const unsigned int sizes[] = { 4 << 10, 16 << 10, 60 << 10 };
