@@ -6,5 +6,6 @@
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
-exec "$repo/harness/run-guest.sh" -k "$build/kernel/arch/x86/boot/bzImage" -t 1200 \
-	"$build/selftests/perf_events/ptsim_bench ${ROUNDS:-5}"
+bench=$build/selftests/perf_events
+exec "$repo/harness/run-guest.sh" -k "$build/kernel/arch/x86/boot/bzImage" -t 2400 \
+	"$bench/ptsim_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5}"
