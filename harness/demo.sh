@@ -3,9 +3,11 @@
 #
 # The main job (make demo): boot the patched kernel and look at a known
 # program (harness/demo/spin.c: ~3/4 of its time in hot(), ~1/4 in warm())
-# with the perf built from the same tree: a cpu-clock profile, then its
-# trace from ptsim, the simulated Intel PT unit, decoded by perf's Intel PT
-# decoder, per function.  KERNEL= picks another bzImage.
+# with the perf built from the same tree: perf record -Aptsim takes
+# cpu-clock and page-fault samples, each with the latest trace of a hidden
+# ptsim event (ptsim: the simulated Intel PT unit); perf script shows each
+# sample after the trace that led up to it, overlap between samples removed
+# and loss counted exactly.  KERNEL= picks another bzImage.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -16,14 +18,35 @@ exec "$repo/harness/run-guest.sh" \
 	-k "${KERNEL:-$build/kernel/arch/x86/boot/bzImage}" -t 900 "
 set -e
 perf=$build/perf/perf
-spin=$build/demo/spin
+cd /tmp
 echo '== kernel'; uname -r
-echo '== cpu-clock profile of spin'
-\$perf record -q -e cpu-clock:u -F 2000 -o /tmp/prof.data -- \$spin
-\$perf report -i /tmp/prof.data --stdio --sort sym 2>/dev/null | grep -v '^#' | grep -v '^\$' | head -5
-echo '== ptsim trace of spin: ptwrite records per function'
-\$perf record -q -e ptsim//u -o /tmp/pt.data -- \$spin
-\$perf script -i /tmp/pt.data --itrace=w -F ip,sym 2>/dev/null | awk '{ print \$2 }' | sort | uniq -c | sort -rn | head -5
-echo '== the first records, decoded (sequence number, IP, symbol)'
-\$perf script -i /tmp/pt.data --itrace=w -F synth,ip,sym 2>/dev/null | grep -m5 -E 'hot|warm'
+echo '== perf record -Aptsim -e cpu-clock:u,page-faults:u -- spin'
+\$perf record -q -Aptsim -e cpu-clock:u,page-faults:u -o /tmp/a.data -- $build/demo/spin
+\$perf evlist -v -i /tmp/a.data | sed 's/,.*aux_sample_size/ ... aux_sample_size/'
+echo '== samples after the trace that led up to each (ptwrite sequence numbers, functions)'
+echo '   (the first 5 in hot() or warm(), then the first 8 whose trace crosses between them)'
+\$perf script -i /tmp/a.data --itrace=we -F event,synth,ip,sym 2>/dev/null | awk '
+	/ptwrite/ {
+		for (i = 1; i < NF; i++)
+			if (\$i == \"payload:\")
+				seq = \$(i + 1)
+		if (!n++)
+			first = seq
+		last = seq
+		if (\$NF != prev)
+			path = path (path == \"\" ? \"\" : \">\") \$NF
+		prev = \$NF
+		next
+	}
+	/Lost trace data/ { print \"   \", \$0; next }
+	/cpu-clock|page-faults/ {
+		k++
+		if ((\$NF ~ /^(hot|warm)\$/ && shown++ < 5) ||
+		    (path ~ /(hot|warm)>(hot|warm)/ && crossed++ < 8))
+			printf \"%5d %-14s in %-22s after records %5s..%-5s %s\n\",
+			       k, \$1, \$NF, first, last, substr(path, 1, 60)
+		n = 0; path = \"\"; prev = \"\"
+	}'
+echo '== per hidden event stream: overlap removed and trace lost, exactly'
+\$perf script -v -i /tmp/a.data --itrace=we 2>&1 >/dev/null | grep 'AUX samples of'
 "
