@@ -14,7 +14,7 @@ PERF_OUT   := $(BUILD)/perf
 JOBS       ?= $(shell nproc)
 SELFTESTS  := perf_events
 # perf test description patterns: the project's perf tests.
-PERF_TESTS := ptsim
+PERF_TESTS := ptsim resolver
 
 PERF_FLAGS := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \
