@@ -38,7 +38,7 @@ rm -f "$out/output" "$out/rc" "$out/console.log"
 printf '%s\n' "$*" > "$out/cmd"
 
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg,thread=single -cpu max -smp 2 -m 2048 -no-reboot \
+	-accel tcg,thread=single -cpu max,la57=off -smp 2 -m 2048 -no-reboot \
 	-display none -monitor none -serial "file:$out/console.log" \
 	-kernel "$kernel" \
 	-append "console=ttyS0 root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000 ro init=$repo/harness/guest-init.sh panic=-1 acpi=noirq tsc=reliable rcupdate.rcu_cpu_stall_timeout=300 hung_task_timeout_secs=600" \
