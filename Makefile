@@ -14,7 +14,7 @@ PERF_OUT   := $(BUILD)/perf
 JOBS       ?= $(shell nproc)
 SELFTESTS  := perf_events
 # perf test description patterns: the project's perf tests.
-PERF_TESTS := ptsim resolver
+PERF_TESTS := ptsim resolver hidden
 
 PERF_FLAGS := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \
@@ -63,7 +63,7 @@ check: all
 demo: kernel perf
 	harness/demo.sh
 
-bench: kernel selftests
+bench: kernel selftests perf
 	harness/bench.sh
 
 export:

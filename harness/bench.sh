@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: the benchmarks, in the plain (non-debug) QEMU kernel.
+# make bench: the benchmarks, in the plain (non-debug) QEMU kernel, then
+# perf's decoding of AUX-sample recordings (bench-decode.sh).
 # Figures are ratios within one run, never absolute times.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
 bench=$build/selftests/perf_events
-exec "$repo/harness/run-guest.sh" -k "$build/kernel/arch/x86/boot/bzImage" -t 2400 \
+"$repo/harness/run-guest.sh" -k "$build/kernel/arch/x86/boot/bzImage" -t 2400 \
 	"$bench/ptsim_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5}"
+"$repo/harness/bench-decode.sh"

@@ -2,8 +2,10 @@
 /*
  * The demo's known workload: two functions with a known share of the work,
  * so a profile of it can be checked by eye (hot ~3/4, warm ~1/4).
+ * An optional argument sets the number of rounds (20 by default).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 static volatile unsigned long sink;
 
@@ -19,9 +21,11 @@ static void __attribute__((noinline)) hot(unsigned long n)
 		sink ^= i * 2654435761UL;
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
-	for (int round = 0; round < 20; round++) {
+	int rounds = argc > 1 ? atoi(argv[1]) : 20;
+
+	for (int round = 0; round < rounds; round++) {
 		hot(3000000);
 		warm(1000000);
 	}

@@ -44,6 +44,7 @@
  * @mm: the mm whose pinned_vm takes their excess, or NULL
  * @nr_pages: AUX pages in its buffer and in each inherited copy's
  * @users: original samplers linked to it
+ * @sampler: while it is created, the attributes of the sampler asking
  */
 struct perf_aux_hidden {
 	struct list_head	entry;
@@ -54,6 +55,7 @@ struct perf_aux_hidden {
 	struct mm_struct	*mm;
 	int			nr_pages;
 	unsigned int		users;
+	const struct perf_event_attr *sampler;
 };
 
 static void aux_hidden_free(struct perf_aux_hidden *h)
@@ -76,17 +78,20 @@ static LIST_HEAD(aux_hidden_list);
  */
 int perf_aux_sample_check_attr(const struct perf_event_attr *attr)
 {
-	if (attr->__reserved_4 || attr->__reserved_5)
+	if (attr->__reserved_4 ||
+	    attr->aux_sample_flags & ~PERF_AUX_SAMPLE_POSITION)
 		return -EINVAL;
 
 	if (!attr->aux_sample_type)
-		return attr->aux_sample_config ? -EINVAL : 0;
+		return attr->aux_sample_config || attr->aux_sample_flags ?
+		       -EINVAL : 0;
 
 	if (!(attr->sample_type & PERF_SAMPLE_AUX))
 		return -EINVAL;
 
 	/* A sample record holds at most U16_MAX bytes. */
-	if (!attr->aux_sample_size || attr->aux_sample_size > U16_MAX)
+	if (!attr->aux_sample_size ||
+	    attr->aux_sample_size > U16_MAX - perf_aux_sample_header(attr))
 		return -EINVAL;
 
 	if (attr->aux_output)
@@ -94,6 +99,37 @@ int perf_aux_sample_check_attr(const struct perf_event_attr *attr)
 
 	return 0;
 }
+
+/**
+ * perf_aux_snapshot_position - say where a snapshot's trace sits
+ * @handle: the sample's output handle, as passed to ->snapshot_aux()
+ * @aux_event: the AUX event whose trace is copied
+ * @offset: stream offset of the first trace byte to be copied
+ * @size: number of trace bytes to be copied
+ *
+ * A PMU with PERF_PMU_CAP_AUX_POSITION calls this from ->snapshot_aux()
+ * before it copies anything, and then fills all the room it was given:
+ * padding first, if it has less than that, and @size bytes of trace last.
+ * @offset counts every byte @aux_event wrote since it was created, across
+ * wraps of its buffer and across ->stop()/->start().  The header goes into
+ * the sample only if the sampler asked for it (PERF_AUX_SAMPLE_POSITION).
+ *
+ * Context: ->snapshot_aux(), IRQs disabled, maybe NMI.
+ */
+void perf_aux_snapshot_position(struct perf_output_handle *handle,
+				struct perf_event *aux_event,
+				u64 offset, u64 size)
+{
+	struct perf_aux_sample_position pos = {
+		.stream = aux_event->id,
+		.offset = offset,
+		.size = size,
+	};
+
+	if (handle->event->attr.aux_sample_flags & PERF_AUX_SAMPLE_POSITION)
+		perf_output_copy(handle, &pos, sizeof(pos));
+}
+EXPORT_SYMBOL_GPL(perf_aux_snapshot_position);
 
 /* Enough AUX pages to hold @size bytes of trace, a power of two. */
 static int aux_sample_pages(u32 size)
@@ -127,13 +163,22 @@ static void aux_hidden_attr(struct perf_event_attr *attr,
 	attr->clockid = sampler->clockid;
 }
 
+/* Whether @pmu can give the positions that @sampler may ask for. */
+static bool aux_hidden_can_position(struct pmu *pmu,
+				    const struct perf_event_attr *sampler)
+{
+	return !(sampler->aux_sample_flags & PERF_AUX_SAMPLE_POSITION) ||
+	       (pmu->capabilities & PERF_PMU_CAP_AUX_POSITION);
+}
+
 /* Called by perf_event_create_kernel_aux() before the event is installed. */
 static int aux_hidden_prepare(struct perf_event *event, void *data)
 {
 	struct perf_aux_hidden *h = data;
 	struct perf_buffer *rb;
 
-	if (!event->pmu->snapshot_aux)
+	if (!event->pmu->snapshot_aux ||
+	    !aux_hidden_can_position(event->pmu, h->sampler))
 		return -EOPNOTSUPP;
 
 	/* Before the buffer: the PMU's ->setup_aux() may look. */
@@ -161,7 +206,8 @@ static int aux_hidden_prepare(struct perf_event *event, void *data)
  *
  * Context: process context, no perf_event_context::mutex held.
  * Return: 0; -ENOENT if no PMU has type aux_sample_type; -EOPNOTSUPP if
- * it cannot take AUX samples; -EPERM over the mlock limits; -EBUSY if an
+ * it cannot take AUX samples, or cannot tell their positions and
+ * PERF_AUX_SAMPLE_POSITION is asked for; -EPERM over the mlock limits; -EBUSY if an
  * exclusive PMU is taken; -ENOMEM; or another error from the PMU.
  */
 int perf_aux_sample_attach(struct perf_event *sampler,
@@ -204,6 +250,7 @@ int perf_aux_sample_attach(struct perf_event *sampler,
 		mmgrab(h->mm);
 	h->nr_pages = nr_pages;
 	h->users = 1;
+	h->sampler = &sampler->attr;
 
 	event = perf_event_create_kernel_aux(&attr, sampler->cpu, task,
 					     aux_hidden_prepare, h);
@@ -213,8 +260,15 @@ int perf_aux_sample_attach(struct perf_event *sampler,
 		goto unlock;
 	}
 	h->event = event;
+	h->sampler = NULL;
 	list_add(&h->entry, &aux_hidden_list);
 link:
+	if (!aux_hidden_can_position(h->event->pmu, &sampler->attr)) {
+		/* Not the hidden event's last user: it was there before. */
+		h->users--;
+		ret = -EOPNOTSUPP;
+		goto unlock;
+	}
 	WRITE_ONCE(sampler->aux_event, h->event);
 unlock:
 	mutex_unlock(&aux_hidden_mutex);

@@ -38,6 +38,10 @@ static void check_attr_accepts(struct kunit *test)
 	attr.aux_sample_size = U16_MAX;
 	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), 0);
 
+	attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
+	attr.aux_sample_size = U16_MAX - sizeof(struct perf_aux_sample_position);
+	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), 0);
+
 	/* Neither field: the group-leader form, or no AUX sample at all. */
 	memset(&attr, 0, sizeof(attr));
 	attr.sample_type = PERF_SAMPLE_AUX;
@@ -57,7 +61,18 @@ static void check_attr_rejects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), -EINVAL);
 
 	hidden_sampler(&attr);
-	attr.__reserved_5 = 1;
+	attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION << 1;
+	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), -EINVAL);
+
+	hidden_sampler(&attr);
+	attr.aux_sample_type = 0;
+	attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
+	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), -EINVAL);
+
+	/* The header must fit with the trace in a sample record. */
+	hidden_sampler(&attr);
+	attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
+	attr.aux_sample_size = U16_MAX;
 	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), -EINVAL);
 
 	hidden_sampler(&attr);

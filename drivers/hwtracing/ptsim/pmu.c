@@ -364,7 +364,8 @@ static void ptsim_read(struct perf_event *event)
  * WARNs if fewer than @size - 7 are returned, so whatever cannot be trace
  * (less than @size written yet, no AUX handle held because the buffer is
  * full or in use by another event, ...) is made up with PAD packets before
- * the trace.
+ * the trace.  The trace's position in the stream is exact: ->committed
+ * counts every byte the event wrote (PERF_PMU_CAP_AUX_POSITION).
  */
 static long ptsim_snapshot_aux(struct perf_event *event,
 			       struct perf_output_handle *handle,
@@ -382,6 +383,8 @@ static long ptsim_snapshot_aux(struct perf_event *event,
 		busy = READ_ONCE(ev->reserved) - to;
 		trace = min3(size, READ_ONCE(buf->filled), buf->size - busy);
 	}
+
+	perf_aux_snapshot_position(handle, event, to - trace, trace);
 
 	/*
 	 * Padding goes first, as in the last @size bytes of a real Intel
@@ -585,7 +588,8 @@ static struct pmu ptsim_pmu = {
 	 * can run at once, each tracing into its own buffer.  NO_INTERRUPT:
 	 * there are no overflow interrupts to sample with.
 	 */
-	.capabilities	= PERF_PMU_CAP_ITRACE | PERF_PMU_CAP_NO_INTERRUPT,
+	.capabilities	= PERF_PMU_CAP_ITRACE | PERF_PMU_CAP_NO_INTERRUPT |
+			  PERF_PMU_CAP_AUX_POSITION,
 	.attr_groups	= ptsim_attr_groups,
 	.event_init	= ptsim_event_init,
 	.add		= ptsim_add,

@@ -45,6 +45,8 @@
 #define NR_TOUCH	8	/* page faults per phase */
 #define SPIN_US		5000	/* spinning before each of them */
 #define TASK_CLOCK_NS	2000000
+#define POS_SLOW_NS	500000000	/* the buffer wraps between samples */
+#define POS_SPIN_MS	3000
 #define NR_FDS		3
 
 /* What the page-fault samples carry. */
@@ -1015,6 +1017,133 @@ TEST_F(aux_sample, forked_child_samples_own_trace)
  * of every task on CPU 0, in which this task's records must still end in
  * the phase it ran before each sample.
  */
+/*
+ * With PERF_AUX_SAMPLE_POSITION every sample says where its trace sits in
+ * the hidden event's stream.  Consecutive samples must agree on the bytes
+ * they share, and the stream rebuilt from them (each sample's bytes past
+ * the end of the one before) must decode with no jump in the sequence
+ * numbers between two gaps: an offset that is one byte off breaks a packet
+ * or repeats a record.
+ */
+static void check_positions(struct __test_metadata *_metadata,
+			    const struct ptsim_samples *ss, uint64_t id,
+			    size_t *nr_gaps, uint64_t *stream_end)
+{
+	const size_t hdr = sizeof(struct perf_aux_sample_position);
+	struct ptsim_stream run = {};
+	struct ptsim_trace t;
+	uint64_t end = 0, seq = 0;
+	size_t i, nr_overlap = 0, nr_gap = 0, nr_runs = 0;
+
+	for (i = 0; i <= ss->nr; i++) {
+		struct perf_aux_sample_position pos = {};
+		const uint8_t *trace = NULL;
+		uint64_t skip = 0;
+
+		if (i < ss->nr) {
+			const struct ptsim_stream *aux = &ss->s[i].aux;
+
+			ASSERT_EQ(aux->len, hdr + SAMPLE_SIZE)
+				TH_LOG("sample %zu", i);
+			memcpy(&pos, aux->data, hdr);
+			ASSERT_EQ(pos.stream, id) TH_LOG("sample %zu", i);
+			ASSERT_LE(pos.size, SAMPLE_SIZE);
+			ASSERT_GE(pos.offset + pos.size, end)
+				TH_LOG("sample %zu ends before the one before",
+				       i);
+			trace = aux->data + aux->len - pos.size;
+			if (!pos.size)
+				continue;
+		}
+
+		/* A gap, or the end: decode the run of trace before it. */
+		if (i == ss->nr || pos.offset > end) {
+			if (run.len) {
+				ASSERT_EQ(ptsim_decode(&run, &t), 0);
+				EXPECT_EQ(t.nr_errors, 0)
+					TH_LOG("run %zu: %s", nr_runs, t.error);
+				EXPECT_EQ(ptsim_unreported_gap(&run, &t), -1)
+					TH_LOG("run %zu jumps in sequence", nr_runs);
+				if (t.nr) {
+					EXPECT_GT(t.rec[0].seq, seq);
+					seq = t.rec[t.nr - 1].seq;
+				}
+				ptsim_trace_free(&t);
+				ptsim_stream_free(&run);
+				memset(&run, 0, sizeof(run));
+				nr_runs++;
+			}
+			if (i == ss->nr)
+				break;
+			nr_gap += end != 0;
+		} else {
+			/* Shared bytes are the same in both samples. */
+			uint64_t shared;
+
+			skip = end - pos.offset;
+			shared = skip < run.len ? skip : run.len;
+			nr_overlap += skip != 0;
+			EXPECT_EQ(memcmp(run.data + run.len - shared,
+					 trace + skip - shared, shared), 0)
+				TH_LOG("sample %zu differs in the %llu bytes it shares",
+				       i, (unsigned long long)skip);
+		}
+		if (pos.offset + pos.size > end) {
+			ptsim_stream_add(&run, trace + skip, pos.size - skip, 0);
+			end = pos.offset + pos.size;
+		}
+	}
+	TH_LOG("%zu samples: %zu overlap the one before, %zu follow a gap; stream ends at %llu",
+	       ss->nr, nr_overlap, nr_gap, (unsigned long long)end);
+	EXPECT_GT(nr_runs, 0);
+	*nr_gaps = nr_gap;
+	*stream_end = end;
+}
+
+TEST_F(aux_sample, positions_rebuild_stream)
+{
+	struct env *e = &self->e;
+	struct perf_event_attr attr;
+	struct ptsim_samples ss = {};
+	uint64_t lost = 0, end[2];
+	size_t gaps[2];
+	struct hidden h;
+	int i;
+
+	if (_metadata->skip)
+		return;
+	/*
+	 * One sampler so often that its samples share trace, one so seldom
+	 * that the one-page buffer wraps between its samples: both take
+	 * the same hidden event's trace.
+	 */
+	for (i = 0; i < 2; i++) {
+		hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+			    i ? POS_SLOW_NS : TASK_CLOCK_NS, PERF_SAMPLE_TID);
+		attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
+		open_sampler(_metadata, e, i, &attr, 0, -1, DATA_PAGES);
+	}
+	hidden_info(_metadata, e->fd[0], &h);
+	EXPECT_EQ(h.users, 2);
+
+	enable(_metadata, e, 2, true);
+	ptsim_spin(POS_SPIN_MS);
+	enable(_metadata, e, 2, false);
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_GE(ptsim_read_samples(&e->map[i], PERF_SAMPLE_TID |
+					     PERF_SAMPLE_AUX, &ss, &lost), 0);
+		ASSERT_EQ(lost, 0);
+		ASSERT_GT(ss.nr, 1);
+		check_positions(_metadata, &ss, h.id, &gaps[i], &end[i]);
+		ptsim_samples_free(&ss);
+	}
+
+	/* Offsets count the whole stream, not the place in the buffer. */
+	EXPECT_GT(end[1], 2 * SAMPLE_SIZE);
+	EXPECT_GT(gaps[1], 0);
+}
+
 TEST_F(aux_sample, per_cpu_sampler)
 {
 	struct env *e = &self->e;

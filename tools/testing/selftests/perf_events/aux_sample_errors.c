@@ -146,18 +146,32 @@ TEST_F(aux_sample_errors, reserved_4_set)
 	ASSERT_EQ(open_errno(&plain, -1), EINVAL);
 }
 
-TEST_F(aux_sample_errors, reserved_5_set)
+TEST_F(aux_sample_errors, unknown_aux_sample_flags)
 {
 	struct perf_event_attr plain;
 
 	if (_metadata->skip)
 		return;
-	self->attr.__reserved_5 = 1;
+	self->attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION << 1;
 	ASSERT_EQ(open_errno(&self->attr, -1), EINVAL);
 
+	/* Only for a hidden sampler. */
 	plain_attr(&plain);
-	plain.__reserved_5 = 1U << 31;
+	plain.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
 	ASSERT_EQ(open_errno(&plain, -1), EINVAL);
+}
+
+TEST_F(aux_sample_errors, position_header_too_big)
+{
+	const uint32_t hdr = sizeof(struct perf_aux_sample_position);
+
+	if (_metadata->skip)
+		return;
+	self->attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
+	self->attr.aux_sample_size = UINT16_MAX - hdr + 1;
+	ASSERT_EQ(open_errno(&self->attr, -1), EINVAL);
+	self->attr.aux_sample_size = UINT16_MAX - hdr;
+	ASSERT_EQ(open_errno(&self->attr, -1), 0);
 }
 
 TEST_F(aux_sample_errors, aux_sample_size_zero)
@@ -323,7 +337,7 @@ TEST_F(aux_sample_errors, old_attr_size_group_form)
 	self->attr.disabled = 0;
 	self->attr.__reserved_4 = ~0ULL;
 	self->attr.aux_sample_type = ~0U;
-	self->attr.__reserved_5 = ~0U;
+	self->attr.aux_sample_flags = ~0U;
 	self->attr.aux_sample_config = ~0ULL;
 	fd = ptsim_open(&self->attr, 0, -1, leader);
 	ASSERT_GE(fd, 0) TH_LOG("sampler: %s", strerror(errno));

@@ -1,0 +1,464 @@
+#!/bin/sh
+# perf record -A: AUX samples from hidden AUX events
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf record -A PMU gives every sampling event, in each of its samples, the
+# latest trace of a hidden AUX event of PMU that the kernel runs for it, with
+# the position of that trace in its stream, and perf script rebuilds each
+# hidden event's stream from the samples.  With ptsim, whose trace is a PTW
+# packet with a sequence number (1, 2, 3, ... per hidden event) and a FUP
+# with the interrupted IP at each tick, record a workload of four threads,
+# each spinning in a function of its own.  Check that perf script shows the
+# ptwrites of each (thread, CPU) stream with no gap that it does not report
+# as lost trace and no repeat (an overlap of two samples not removed), each
+# thread's in its own function, and before the samples that carried them;
+# that the bytes that perf script -v counts as lost are those that the
+# errors report, also with samples too small to hold all the trace; that
+# the group-leader form (--aux-sample-group) records a group led by ptsim,
+# with ptwrites; that perf script fails, saying why, on a recording with a
+# garbled position header; and that -A refuses a PMU that does not exist, a
+# PMU that cannot take AUX samples and a sample size too large.
+
+set -e
+
+pmu_dir=/sys/bus/event_source/devices/ptsim
+if [ ! -d "${pmu_dir}" ] ; then
+	echo "Skip: no ptsim PMU (${pmu_dir} does not exist)"
+	exit 2
+fi
+
+if ! command -v cc > /dev/null 2>&1 ; then
+	echo "Skip: no C compiler (cc) to build the workload"
+	exit 2
+fi
+
+# Not /tmp/perf-*: perf takes the symbols of such files from perf map files
+temp_dir=$(mktemp -d /tmp/__perf_test_aux_sample.XXXXXXXXXX)
+workload="${temp_dir}/aux_sample_work"
+perfdata="${temp_dir}/perf.data"
+outfile="${temp_dir}/out.txt"
+errfile="${temp_dir}/err.txt"
+err=0
+
+cleanup()
+{
+	trap - EXIT TERM INT
+	rm -rf "${temp_dir}"
+}
+
+trap_cleanup()
+{
+	cleanup
+	exit 1
+}
+
+trap trap_cleanup EXIT TERM INT
+
+# Milliseconds that each thread of the workload spins
+spin_ms=300
+
+# A sample size too small for the trace between two samples: trace is lost
+small_size=64
+
+# The main thread and three others each spin in a function of their own
+# (different, so that the compiler cannot merge them), then join.
+cat << _end_of_file_ | cc -O1 -pthread -o "${workload}" -xc -
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile unsigned long sink[4];
+static long spin_ms = 300;
+
+static long ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000 +
+	       (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+#define SPIN_FUNC(name, n)					\\
+__attribute__((noinline)) void *name(void *arg)			\\
+{								\\
+	struct timespec start;					\\
+	unsigned long i;					\\
+								\\
+	clock_gettime(CLOCK_MONOTONIC, &start);			\\
+	do {							\\
+		for (i = 0; i < 100000; i++)			\\
+			sink[n] += i;				\\
+	} while (ms_since(&start) < spin_ms);			\\
+	return arg;						\\
+}
+
+SPIN_FUNC(auxs_spin_main, 0)
+SPIN_FUNC(auxs_spin_1, 1)
+SPIN_FUNC(auxs_spin_2, 2)
+SPIN_FUNC(auxs_spin_3, 3)
+
+int main(int argc, char *argv[])
+{
+	void *(*spin[3])(void *) = { auxs_spin_1, auxs_spin_2, auxs_spin_3 };
+	pthread_t threads[3];
+	int i;
+
+	if (argc > 1)
+		spin_ms = atol(argv[1]);
+	for (i = 0; i < 3; i++) {
+		if (pthread_create(&threads[i], NULL, spin[i], NULL))
+			return 1;
+	}
+	auxs_spin_main(NULL);
+	for (i = 0; i < 3; i++)
+		pthread_join(threads[i], NULL);
+	return 0;
+}
+_end_of_file_
+
+# Check the output of perf script -F tid,cpu,event,synth,ip,sym --itrace=we:
+#
+#   TID [CPU]  ptwrite:  IP: 1 payload: SEQ [PRINTABLE-PAYLOAD] IP SYM
+#   TID [-01]  cpu-clock:u:  IP SYM          (or page-faults:u:)
+#   instruction trace error type 1 time T cpu CPU pid P tid TID ip 0 code 8:
+#     Lost trace data: N bytes before this AUX sample
+#
+# Each (TID, CPU) is the stream of a hidden event: its sequence numbers go
+# up by one from 1, except after a loss of trace, which must be reported by
+# an error of that TID and CPU, where they jump ahead.  Every other line and
+# any other error is a failure.  Unless @lossy, at least 3 threads have
+# ptwrites, some sample comes right after a ptwrite of its thread (its
+# trace comes before it), and at least 3 threads have ptwrites in a spin
+# function of the workload, each in one function of its own.  If @lossy,
+# some trace was lost.
+check_script()
+{
+	lossy=$1
+
+	awk -v lossy="${lossy}" '
+	function hex(s,    i, d, v) {
+		v = 0
+		s = tolower(s)
+		if (substr(s, 1, 2) != "0x")
+			return -1
+		for (i = 3; i <= length(s); i++) {
+			d = index("0123456789abcdef", substr(s, i, 1))
+			if (!d)
+				return -1
+			v = v * 16 + d - 1
+		}
+		return v
+	}
+	function field(name,    i) {
+		for (i = 1; i < NF; i++)
+			if ($i == name)
+				return $(i + 1)
+		return ""
+	}
+	function fail(msg) {
+		if (errors++ < 10)
+			printf "%s: %s\n", msg, $0
+	}
+	/^ *instruction trace error / {
+		if ($0 !~ /Lost trace data: [1-9][0-9]* bytes before this AUX sample$/) {
+			fail("Decoding error")
+			next
+		}
+		lost[field("tid") ":" field("cpu")] = 1
+		prev[field("tid")] = "error"
+		nr_lost++
+		next
+	}
+	$3 == "ptwrite:" {
+		tid = $1
+		cpu = $2
+		gsub(/[][]/, "", cpu)
+		key = tid ":" (cpu + 0)
+		seq = hex(field("payload:"))
+		if (seq < 1)
+			fail("Bad payload")
+		else if (!(key in last)) {
+			if (seq != 1 && !lost[key])
+				fail("Stream starts at " seq " with no loss reported")
+		} else if (seq == last[key])
+			fail("Payload " seq " again (overlap not removed)")
+		else if (seq < last[key])
+			fail("Payload " seq " after " last[key])
+		else if (seq != last[key] + 1 && !lost[key])
+			fail("Payload " seq " after " last[key] " with no loss reported")
+		last[key] = seq
+		lost[key] = 0
+		ptwrites++
+		if (!tid_ptwrites[tid]++)
+			nr_tids++
+		if ($NF ~ /^auxs_spin_/)
+			spin[tid, $NF]++
+		prev[tid] = "ptwrite"
+		next
+	}
+	$3 == "cpu-clock:u:" || $3 == "page-faults:u:" {
+		samples++
+		if (prev[$1] == "ptwrite")
+			after_ptwrite++
+		prev[$1] = "sample"
+		next
+	}
+	{
+		fail("Unexpected line")
+	}
+	END {
+		for (k in spin) {
+			split(k, a, SUBSEP)
+			if (tid_spin[a[1]] != "")
+				tid_spin[a[1]] = tid_spin[a[1]] ","
+			tid_spin[a[1]] = tid_spin[a[1]] a[2]
+			spin_tids[a[2]]++
+		}
+		for (tid in tid_spin) {
+			printf "Thread %s: ptwrites in %s\n", tid, tid_spin[tid]
+			if (index(tid_spin[tid], ",")) {
+				printf "Thread %s has ptwrites in several spin functions\n", tid
+				errors++
+			} else if (spin_tids[tid_spin[tid]] > 1) {
+				printf "%s has ptwrites of several threads\n", tid_spin[tid]
+				errors++
+			} else {
+				spinners++
+			}
+		}
+		printf "%d ptwrites of %d threads, %d losses of trace, ", ptwrites,
+		       nr_tids, nr_lost
+		printf "%d samples (%d right after a ptwrite)\n", samples, after_ptwrite
+		if (!ptwrites) {
+			printf "No ptwrites\n"
+			errors++
+		}
+		if (lossy) {
+			if (!nr_lost) {
+				printf "No trace lost with %s-byte samples\n", lossy
+				errors++
+			}
+			exit errors != 0
+		}
+		if (nr_tids < 3) {
+			printf "Ptwrites of fewer than 3 threads\n"
+			errors++
+		}
+		if (!after_ptwrite) {
+			printf "No sample right after a ptwrite of its thread\n"
+			errors++
+		}
+		if (spinners < 3) {
+			printf "Fewer than 3 threads with ptwrites in their spin function\n"
+			errors++
+		}
+		exit errors != 0
+	}' "${outfile}"
+}
+
+# The lost bytes of all streams as perf script -v counts them are those that
+# the "Lost trace data" errors of the output of check_script() report.
+check_lost()
+{
+	vfile=$1
+
+	reported=$(awk '/Lost trace data: [0-9]+ bytes/ {
+		for (i = 1; i < NF; i++)
+			if ($i == "data:")
+				n += $(i + 1)
+	} END { print n + 0 }' "${outfile}")
+	counted=$(awk '/^AUX samples of stream .* lost$/ {
+		n += $(NF - 1)
+		streams++
+	} END { print n + 0, streams + 0 }' "${vfile}")
+	streams=${counted#* }
+	counted=${counted% *}
+	echo "${streams} streams, ${counted} bytes lost, ${reported} reported lost"
+	if [ "${streams}" -eq 0 ] ; then
+		echo "No stream statistics from perf script -v"
+		return 1
+	fi
+	if [ "${counted}" -ne "${reported}" ] ; then
+		echo "Streams lost ${counted} bytes, errors report ${reported}"
+		return 1
+	fi
+}
+
+# perf record -A ptsim [--aux-sample=SIZE], perf script, and the checks.
+test_hidden()
+{
+	size=$1
+
+	echo "--- Test perf record -A ptsim${size:+ --aux-sample=${size}} ---"
+
+	if ! perf record -A ptsim ${size:+--aux-sample=${size}} \
+			-e cpu-clock:u,page-faults:u -o "${perfdata}" -- \
+			"${workload}" ${spin_ms} > "${errfile}" 2>&1 ; then
+		cat "${errfile}"
+		echo "perf record -A ptsim failed"
+		err=1
+		return
+	fi
+
+	if [ -z "${size}" ] ; then
+		perf evlist -v -i "${perfdata}" > "${outfile}"
+		if ! awk -v type="$(cat "${pmu_dir}/type")" '
+		/^(cpu-clock|page-faults):u: / {
+			events++
+			if ($0 ~ "aux_sample_type: " type "(,|$)" &&
+			    $0 ~ /aux_sample_flags: 0x1(,|$)/)
+				ok++
+		}
+		END { exit events != 2 || ok != 2 }' "${outfile}" ; then
+			cat "${outfile}"
+			echo "Events without hidden ptsim AUX samples with positions"
+			err=1
+		fi
+	fi
+
+	# -v adds the statistics of each stream to stderr, not to the output
+	perf script -v -i "${perfdata}" --itrace=we \
+		-F tid,cpu,event,synth,ip,sym > "${outfile}" 2> "${errfile}"
+	if ! check_script "${size}" ; then
+		echo "Bad ptwrites or samples"
+		err=1
+	fi
+	if ! check_lost "${errfile}" ; then
+		grep '^AUX samples of stream' "${errfile}" || true
+		echo "Lost trace does not add up"
+		err=1
+	fi
+}
+
+test_group()
+{
+	echo "--- Test perf record --aux-sample-group -A ptsim ---"
+
+	if ! perf record --aux-sample-group -A ptsim -e cpu-clock:u \
+			-o "${perfdata}" -- "${workload}" ${spin_ms} \
+			> "${errfile}" 2>&1 ; then
+		cat "${errfile}"
+		echo "perf record --aux-sample-group -A ptsim failed"
+		err=1
+		return
+	fi
+
+	perf evlist -g -i "${perfdata}" > "${outfile}"
+	if ! grep -Eq '^\{ptsim/[^,]*/,cpu-clock:u\}$' "${outfile}" ; then
+		cat "${outfile}"
+		echo "ptsim does not lead a group with cpu-clock:u"
+		err=1
+	fi
+
+	perf script -i "${perfdata}" --itrace=w -F tid,event,synth \
+		> "${outfile}" 2> "${errfile}"
+	ptwrites=$(grep -c ' ptwrite: ' "${outfile}" || true)
+	echo "${ptwrites} ptwrites"
+	if [ "${ptwrites}" -eq 0 ] ; then
+		head "${errfile}"
+		echo "No ptwrites in the group-leader form"
+		err=1
+	fi
+}
+
+# perf record "$@" must fail saying something that matches @pattern.
+expect_error()
+{
+	pattern=$1
+	shift
+
+	if perf record "$@" -o "${perfdata}" -- true > "${errfile}" 2>&1 ; then
+		echo "perf record $* succeeded"
+		err=1
+	elif ! grep -Ei -m1 -- "${pattern}" "${errfile}" ; then
+		cat "${errfile}"
+		echo "perf record $* failed without saying '${pattern}'"
+		err=1
+	fi
+}
+
+# A perf.data whose first AUX sample has a position header that claims more
+# trace than the sample holds: perf script must say so and fail, not crash.
+test_garbled()
+{
+	echo "--- Test perf script on a garbled -A recording ---"
+
+	cat << _end_of_file_ | cc -o "${temp_dir}/garble" -xc -
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* argv[2]: bytes of AUX data in a full sample (header and trace). */
+int main(int argc, char *argv[])
+{
+	struct { uint32_t type; uint16_t misc, size; } h;
+	uint64_t off, size, pos, aux, bad = ~0ULL >> 1;
+	FILE *f = fopen(argv[1], "r+b");
+
+	aux = strtoull(argv[2], NULL, 0);
+	/* struct perf_file_header: the data section is at 40 */
+	if (!f || fseek(f, 40, SEEK_SET) || fread(&off, 8, 1, f) != 1 ||
+	    fread(&size, 8, 1, f) != 1)
+		return 1;
+	for (pos = off; pos < off + size; pos += h.size) {
+		if (fseek(f, pos, SEEK_SET) || fread(&h, sizeof(h), 1, f) != 1 ||
+		    !h.size)
+			return 1;
+		/* PERF_RECORD_SAMPLE: the AUX data ends it; size is at 16 */
+		if (h.type == 9 && h.size > aux) {
+			if (fseek(f, pos + h.size - aux + 16, SEEK_SET) ||
+			    fwrite(&bad, 8, 1, f) != 1)
+				return 1;
+			return fclose(f) != 0;
+		}
+	}
+	return 1;
+}
+_end_of_file_
+
+	if ! perf record -A ptsim -e cpu-clock:u -o "${perfdata}" -- \
+			"${workload}" 50 > "${errfile}" 2>&1 ; then
+		cat "${errfile}"
+		echo "perf record -A ptsim failed"
+		err=1
+		return
+	fi
+	# 4096 bytes of trace after a 24-byte struct perf_aux_sample_position
+	if ! "${temp_dir}/garble" "${perfdata}" $((4096 + 24)) ; then
+		echo "No AUX sample to garble"
+		err=1
+		return
+	fi
+	ret=0
+	perf script -i "${perfdata}" --itrace=we > "${outfile}" 2> "${errfile}" ||
+		ret=$?
+	# perf exits with its negative error code (& 255); a signal gives 128 + N
+	if [ ${ret} -eq 0 ] || { [ ${ret} -gt 128 ] && [ ${ret} -le 192 ]; } ; then
+		cat "${errfile}"
+		echo "perf script on a garbled AUX sample exited with ${ret}"
+		err=1
+	elif ! grep -m1 "position header does not fit" "${errfile}" ; then
+		cat "${errfile}"
+		echo "perf script on a garbled AUX sample failed without saying why"
+		err=1
+	fi
+}
+
+test_errors()
+{
+	echo "--- Test perf record -A errors ---"
+
+	expect_error "no such PMU" -A nosuchpmu
+	expect_error "size" -A ptsim --aux-sample=70000
+	expect_error "cannot take AUX samples" -A software
+}
+
+test_hidden ""
+test_hidden ${small_size}
+test_group
+test_garbled
+test_errors
+
+cleanup
+exit ${err}

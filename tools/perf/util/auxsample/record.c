@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf record -A PMU[/TERMS/]: every sampling event of the command line
+ * takes, in each of its samples, the latest trace of a hidden AUX event of
+ * PMU that the kernel runs for it (attr.aux_sample_type), with the
+ * position of that trace in its stream (PERF_AUX_SAMPLE_POSITION) when the
+ * PMU can tell it.  A kernel without hidden AUX events gets the same
+ * recording in the group-leader form: PMU leads a group of all the events
+ * (also asked for with --aux-sample-group).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/kernel.h>
+#include <linux/perf_event.h>
+
+#include "../cloexec.h"
+#include "../debug.h"
+#include "../evlist.h"
+#include "../evsel.h"
+#include "../parse-events.h"
+#include "../pmu.h"
+#include "../record.h"
+#include "../../perf-sys.h"
+#include "record.h"
+
+#define AUXSAMPLE_DEFAULT_SIZE	4096
+#define AUXSAMPLE_MAX_SIZE	(60 * 1024)	/* as for the group-leader form */
+
+enum auxsample_form {
+	AUXSAMPLE_HIDDEN_POSITION,	/* hidden AUX event, exact positions */
+	AUXSAMPLE_HIDDEN,		/* hidden AUX event, no positions */
+	AUXSAMPLE_GROUP,		/* AUX event as group leader */
+};
+
+/* The AUX event of @spec, parsed as if given to -e, alone in @tmp. */
+static struct evsel *auxsample__parse_pmu(struct evlist *tmp, const char *spec)
+{
+	struct parse_events_error err;
+	struct perf_pmu *pmu;
+	struct evsel *evsel;
+	size_t len = strcspn(spec, "/");
+	char *name = strndup(spec, len), *event;
+	int ret;
+
+	if (!name)
+		return NULL;
+	pmu = perf_pmu__find(name);
+	if (!pmu) {
+		pr_err("-A %s: no such PMU\n", spec);
+		free(name);
+		return NULL;
+	}
+
+	/* "PMU" is "PMU//" */
+	if (spec[len])
+		event = strdup(spec);
+	else if (asprintf(&event, "%s//", name) < 0)
+		event = NULL;
+	free(name);
+	if (!event)
+		return NULL;
+
+	parse_events_error__init(&err);
+	ret = parse_events(tmp, event, &err);
+	if (ret)
+		parse_events_error__print(&err, event);
+	parse_events_error__exit(&err);
+	free(event);
+	if (ret)
+		return NULL;
+
+	if (tmp->core.nr_entries != 1) {
+		pr_err("-A %s: give one PMU, not a list of events\n", spec);
+		return NULL;
+	}
+	evsel = evlist__first(tmp);
+	if (evsel->core.attr.type != pmu->type) {
+		pr_err("-A %s: not an event of PMU %s\n", spec, pmu->name);
+		return NULL;
+	}
+	/* A hidden AUX event takes its config from aux_sample_config alone. */
+	if (evsel->core.attr.config1 || evsel->core.attr.config2) {
+		pr_err("-A %s: only terms of config can be given to a hidden AUX event\n",
+		       spec);
+		return NULL;
+	}
+	return evsel;
+}
+
+/* The trace bytes per sample: --aux-sample=SIZE, else the default. */
+static int auxsample__size(const char *str, u32 *size)
+{
+	u32 max = AUXSAMPLE_MAX_SIZE;
+	unsigned long sz = AUXSAMPLE_DEFAULT_SIZE;
+	char *end;
+
+	if (str && *str) {
+		sz = strtoul(str, &end, 0);
+		if (*end || !sz || sz > max) {
+			pr_err("--aux-sample=%s: the size must be 1 to %u bytes\n",
+			       str, max);
+			return -EINVAL;
+		}
+	}
+	*size = sz;
+	return 0;
+}
+
+/*
+ * Ask the kernel which form it can do, with a sampler on this thread that
+ * is never enabled.  A kernel that does not know the hidden-sampler fields
+ * refuses them as unknown (E2BIG) or reserved (EINVAL).
+ */
+static int auxsample__probe(const char *spec,
+			    const struct perf_event_attr *aux, u32 size,
+			    enum auxsample_form *form)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000,
+		.sample_type = PERF_SAMPLE_AUX,
+		.aux_sample_size = size,
+		.aux_sample_type = aux->type,
+		.aux_sample_config = aux->config,
+		.aux_sample_flags = PERF_AUX_SAMPLE_POSITION,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int fd;
+
+	for (*form = AUXSAMPLE_HIDDEN_POSITION;; *form = AUXSAMPLE_HIDDEN) {
+		fd = sys_perf_event_open(&attr, 0, -1, -1,
+					 perf_event_open_cloexec_flag());
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EOPNOTSUPP || !attr.aux_sample_flags)
+			break;
+		attr.aux_sample_flags = 0;
+	}
+
+	switch (errno) {
+	case E2BIG:
+	case EINVAL:
+		*form = AUXSAMPLE_GROUP;
+		return 0;
+	case EOPNOTSUPP:
+		pr_err("-A %s: this PMU cannot take AUX samples\n", spec);
+		return -EOPNOTSUPP;
+	default:
+		/* Not allowed here, say; the real events will tell. */
+		pr_debug("-A: probing the kernel: %s\n", strerror(errno));
+		*form = AUXSAMPLE_HIDDEN_POSITION;
+		return 0;
+	}
+}
+
+static void auxsample__hidden(struct evlist *evlist,
+			      const struct perf_event_attr *aux, u32 size,
+			      bool position)
+{
+	struct evsel *evsel;
+
+	evlist__for_each_entry(evlist, evsel) {
+		struct perf_event_attr *attr = &evsel->core.attr;
+
+		attr->aux_sample_type = aux->type;
+		attr->aux_sample_config = aux->config;
+		attr->aux_sample_size = size;
+		attr->aux_sample_flags = position ? PERF_AUX_SAMPLE_POSITION : 0;
+		evsel__set_sample_bit(evsel, AUX);
+	}
+}
+
+/*
+ * Move @aux from @tmp to the front of @evlist, leading all its events, and
+ * tracing what the first of them counts, as a hidden AUX event would.
+ */
+static void auxsample__group(struct evlist *evlist, struct evlist *tmp,
+			     struct evsel *aux)
+{
+	struct perf_event_attr *first = &evlist__first(evlist)->core.attr;
+	struct evsel *evsel;
+	int idx = 0;
+
+	aux->core.attr.exclude_user = first->exclude_user;
+	aux->core.attr.exclude_kernel = first->exclude_kernel;
+	aux->core.attr.exclude_hv = first->exclude_hv;
+	evlist__remove(tmp, aux);
+	evlist__add(evlist, aux);
+	evlist__to_front(evlist, aux);
+
+	/* The group's members are counted, and written out, by index. */
+	evlist__for_each_entry(evlist, evsel)
+		evsel->core.idx = idx++;
+	evlist__set_leader(evlist);
+}
+
+/**
+ * auxsample__record_setup - perf record -A
+ * @evlist: the events to record, parsed already
+ * @opts: the record options; --aux-sample=SIZE is consumed here
+ * @spec: the argument of -A: PMU[/TERMS/]
+ *
+ * Returns 0 or a negative errno, having said what is wrong.
+ */
+int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
+			    const char *spec)
+{
+	enum auxsample_form form;
+	struct evlist *tmp;
+	struct evsel *aux;
+	char size_str[16];
+	u32 size;
+	int err;
+
+	err = auxsample__size(opts->auxtrace_sample_opts, &size);
+	if (err)
+		return err;
+
+	tmp = evlist__new();
+	if (!tmp)
+		return -ENOMEM;
+	aux = auxsample__parse_pmu(tmp, spec);
+	if (!aux) {
+		err = -EINVAL;
+		goto out;
+	}
+
+	if (evlist->core.nr_entries == 0) {
+		err = __evlist__add_default(evlist, !opts->no_samples);
+		if (err)
+			goto out;
+	}
+
+	if (opts->aux_sample_group)
+		form = AUXSAMPLE_GROUP;
+	else
+		err = auxsample__probe(spec, &aux->core.attr, size, &form);
+	if (err)
+		goto out;
+
+	switch (form) {
+	case AUXSAMPLE_HIDDEN:
+		pr_warning("-A %s: the PMU does not say where its samples sit in the trace: overlap between samples will be guessed\n",
+			   spec);
+		__fallthrough;
+	case AUXSAMPLE_HIDDEN_POSITION:
+		auxsample__hidden(evlist, &aux->core.attr, size,
+				  form == AUXSAMPLE_HIDDEN_POSITION);
+		opts->auxtrace_sample_opts = NULL;
+		/* Record the PMU's AUXTRACE_INFO (and every build id). */
+		opts->full_auxtrace = true;
+		break;
+	case AUXSAMPLE_GROUP:
+	default:
+		if (!opts->aux_sample_group)
+			pr_warning("-A %s: this kernel has no hidden AUX events: recording in the group-leader form, %s leading all the events\n",
+				   spec, spec);
+		auxsample__group(evlist, tmp, aux);
+		snprintf(size_str, sizeof(size_str), "%u", size);
+		opts->auxtrace_sample_opts = strdup(size_str);
+		if (!opts->auxtrace_sample_opts)
+			err = -ENOMEM;
+		break;
+	}
+out:
+	evlist__delete(tmp);
+	return err;
+}
