@@ -43,8 +43,9 @@ echo '   (the first 5 in hot() or warm(), then the first 8 whose trace crosses b
 		k++
 		if ((\$NF ~ /^(hot|warm)\$/ && shown++ < 5) ||
 		    (path ~ /(hot|warm)>(hot|warm)/ && crossed++ < 8))
-			printf \"%5d %-14s in %-22s after records %5s..%-5s %s\n\",
-			       k, \$1, \$NF, first, last, substr(path, 1, 60)
+			printf \"%5d %-14s in %-22s after %s %s\n\", k, \$1, \$NF,
+			       n ? \"records \" first \"..\" last : \"no new records\",
+			       substr(path, 1, 60)
 		n = 0; path = \"\"; prev = \"\"
 	}'
 echo '== per hidden event stream: overlap removed and trace lost, exactly'
