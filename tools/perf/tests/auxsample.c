@@ -24,7 +24,10 @@
 #include <linux/types.h>
 
 #include "debug.h"
+#include "evlist.h"
+#include "evsel.h"
 #include "tests.h"
+#include "util/auxsample/queue.h"
 #include "util/auxsample/resolve.h"
 
 #ifndef U64_MAX
@@ -1182,6 +1185,60 @@ static int test__auxsample_wrap(struct test_suite *test __maybe_unused,
 	return err;
 }
 
+/* @nr_pos events with positions, @nr_plain without, one with no AUX. */
+static int has_positions(int nr_pos, int nr_plain)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_type = PERF_SAMPLE_IP,
+	};
+	struct evlist *evlist = evlist__new();
+	struct evsel *evsel;
+	int i, ret = -ENOMEM;
+
+	if (!evlist)
+		return -ENOMEM;
+	for (i = -1; i < nr_pos + nr_plain; i++) {
+		if (i >= 0) {
+			attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_AUX;
+			attr.aux_sample_size = 4096;
+			attr.aux_sample_flags = i < nr_pos ?
+						PERF_AUX_SAMPLE_POSITION : 0;
+		}
+		evsel = evsel__new(&attr);
+		if (!evsel)
+			goto out;
+		evlist__add(evlist, evsel);
+	}
+	ret = auxsample__has_positions(evlist);
+out:
+	evlist__delete(evlist);
+	return ret;
+}
+
+static int test__auxsample_mixed(struct test_suite *test __maybe_unused,
+				 int subtest __maybe_unused)
+{
+	static const struct {
+		int nr_pos, nr_plain, ret;
+	} cases[] = {
+		{ 0, 0, 0 }, { 0, 2, 0 }, { 2, 0, 1 }, { 1, 1, -EINVAL },
+		{ 2, 1, -EINVAL }, { 1, 2, -EINVAL },
+	};
+	size_t n;
+	int ret;
+
+	for (n = 0; n < ARRAY_SIZE(cases); n++) {
+		ret = has_positions(cases[n].nr_pos, cases[n].nr_plain);
+		if (ret != cases[n].ret)
+			return fail("%d events with positions, %d without: %d, not %d\n",
+				    cases[n].nr_pos, cases[n].nr_plain, ret,
+				    cases[n].ret);
+	}
+	return 0;
+}
+
 /*
  * perf test runs a subtest only if its description matches too: each one
  * names the suite.
@@ -1193,6 +1250,8 @@ static struct test_case auxsample_tests[] = {
 	TEST_CASE("AUX sample resolver refuses garbled samples",
 		  auxsample_garbled),
 	TEST_CASE("AUX sample resolver at the top of u64", auxsample_wrap),
+	TEST_CASE("AUX sample resolver refuses samples with and without positions",
+		  auxsample_mixed),
 	{ .name = NULL, }
 };
 

@@ -19,16 +19,34 @@
 #include "queue.h"
 #include "resolve.h"
 
-/* Whether any event of @evlist took AUX samples with positions. */
-bool auxsample__has_positions(struct evlist *evlist)
+/**
+ * auxsample__has_positions - whether the AUX samples of @evlist have positions
+ * @evlist: the session's events
+ *
+ * Returns 1 if every event that took AUX samples asked for positions, 0 if
+ * none did, or -EINVAL (with an error message) for a recording that mixes
+ * the two, which perf record does not make: its samples could not be told
+ * apart in one decoder.
+ */
+int auxsample__has_positions(struct evlist *evlist)
 {
+	unsigned int with = 0, without = 0;
 	struct evsel *evsel;
 
 	evlist__for_each_entry(evlist, evsel) {
+		if (!(evsel->core.attr.sample_type & PERF_SAMPLE_AUX))
+			continue;
 		if (evsel->core.attr.aux_sample_flags & PERF_AUX_SAMPLE_POSITION)
-			return true;
+			with++;
+		else
+			without++;
 	}
-	return false;
+	if (with && without) {
+		pr_err("AUX samples: %u events have trace positions and %u do not: cannot decode both in one recording\n",
+		       with, without);
+		return -EINVAL;
+	}
+	return with ? 1 : 0;
 }
 
 /**

@@ -2,7 +2,6 @@
 #ifndef __PERF_AUXSAMPLE_QUEUE_H
 #define __PERF_AUXSAMPLE_QUEUE_H
 
-#include <stdbool.h>
 #include <linux/types.h>
 
 struct auxsample_resolver;
@@ -11,7 +10,7 @@ struct evlist;
 struct perf_sample;
 struct perf_session;
 
-bool auxsample__has_positions(struct evlist *evlist);
+int auxsample__has_positions(struct evlist *evlist);
 int auxsample__queue(struct auxsample_resolver *r,
 		     struct auxtrace_queues *queues,
 		     struct perf_session *session,
