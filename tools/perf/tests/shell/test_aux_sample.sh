@@ -21,38 +21,11 @@
 
 set -e
 
-pmu_dir=/sys/bus/event_source/devices/ptsim
-if [ ! -d "${pmu_dir}" ] ; then
-	echo "Skip: no ptsim PMU (${pmu_dir} does not exist)"
-	exit 2
-fi
+. "$(dirname "$0")"/lib/ptsim.sh
 
-if ! command -v cc > /dev/null 2>&1 ; then
-	echo "Skip: no C compiler (cc) to build the workload"
-	exit 2
-fi
-
-# Not /tmp/perf-*: perf takes the symbols of such files from perf map files
-temp_dir=$(mktemp -d /tmp/__perf_test_aux_sample.XXXXXXXXXX)
+ptsim_test_setup aux_sample
 workload="${temp_dir}/aux_sample_work"
-perfdata="${temp_dir}/perf.data"
-outfile="${temp_dir}/out.txt"
-errfile="${temp_dir}/err.txt"
 err=0
-
-cleanup()
-{
-	trap - EXIT TERM INT
-	rm -rf "${temp_dir}"
-}
-
-trap_cleanup()
-{
-	cleanup
-	exit 1
-}
-
-trap trap_cleanup EXIT TERM INT
 
 # Milliseconds that each thread of the workload spins
 spin_ms=300
@@ -136,20 +109,7 @@ check_script()
 {
 	lossy=$1
 
-	awk -v lossy="${lossy}" '
-	function hex(s,    i, d, v) {
-		v = 0
-		s = tolower(s)
-		if (substr(s, 1, 2) != "0x")
-			return -1
-		for (i = 3; i <= length(s); i++) {
-			d = index("0123456789abcdef", substr(s, i, 1))
-			if (!d)
-				return -1
-			v = v * 16 + d - 1
-		}
-		return v
-	}
+	awk -v lossy="${lossy}" "${ptsim_awk_hex}"'
 	function field(name,    i) {
 		for (i = 1; i < NF; i++)
 			if ($i == name)
@@ -460,5 +420,5 @@ test_group
 test_garbled
 test_errors
 
-cleanup
+ptsim_cleanup
 exit ${err}

@@ -11,38 +11,11 @@
 
 set -e
 
-pmu_dir=/sys/bus/event_source/devices/ptsim
-if [ ! -d "${pmu_dir}" ] ; then
-	echo "Skip: no ptsim PMU (${pmu_dir} does not exist)"
-	exit 2
-fi
+. "$(dirname "$0")"/lib/ptsim.sh
 
-if ! command -v cc > /dev/null 2>&1 ; then
-	echo "Skip: no C compiler (cc) to build the workload"
-	exit 2
-fi
-
-# Not /tmp/perf-*: perf takes the symbols of such files from perf map files
-temp_dir=$(mktemp -d /tmp/__perf_test_ptsim.XXXXXXXXXX)
+ptsim_test_setup ptsim
 workload="${temp_dir}/ptsim_work"
-perfdata="${temp_dir}/perf.data"
-outfile="${temp_dir}/out.txt"
-errfile="${temp_dir}/err.txt"
 err=0
-
-cleanup()
-{
-	trap - EXIT TERM INT
-	rm -rf "${temp_dir}"
-}
-
-trap_cleanup()
-{
-	cleanup
-	exit 1
-}
-
-trap trap_cleanup EXIT TERM INT
 
 # Milliseconds that the workload spins in each of its two functions
 spin_ms=500
@@ -105,20 +78,7 @@ check_ptwrites()
 	per_cpu=$1
 
 	awk -v per_cpu="${per_cpu}" -v min_records="${min_records}" \
-	    -v workload="(${workload})" '
-	function hex(s,    i, d, v) {
-		v = 0
-		s = tolower(s)
-		if (substr(s, 1, 2) != "0x")
-			return -1
-		for (i = 3; i <= length(s); i++) {
-			d = index("0123456789abcdef", substr(s, i, 1))
-			if (!d)
-				return -1
-			v = v * 16 + d - 1
-		}
-		return v
-	}
+	    -v workload="(${workload})" "${ptsim_awk_hex}"'
 	function fail(msg) {
 		if (errors++ < 10)
 			printf "%s: %s\n", msg, $0
@@ -222,5 +182,5 @@ test_ptsim()
 test_ptsim per-cpu
 test_ptsim per-thread --per-thread
 
-cleanup
+ptsim_cleanup
 exit ${err}

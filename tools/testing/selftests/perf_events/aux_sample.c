@@ -718,12 +718,16 @@ TEST_F(aux_sample, like_samplers_share_hidden_event)
 	EXPECT_EQ(h[0].users, 1);
 }
 
-/* Open two samplers differing as @change makes them, return their info. */
-static void open_two(struct __test_metadata *_metadata, struct env *e,
-		     void (*change)(struct perf_event_attr *attr),
-		     struct hidden h[2])
+/*
+ * Open two samplers differing as @change makes them: they share one hidden
+ * event if @share, else each has its own.
+ */
+static void expect_sharing(struct __test_metadata *_metadata, struct env *e,
+			   void (*change)(struct perf_event_attr *attr),
+			   bool share)
 {
 	struct perf_event_attr attr;
+	struct hidden h[2];
 
 	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
 		    TASK_CLOCK_NS, PERF_SAMPLE_IP);
@@ -732,6 +736,14 @@ static void open_two(struct __test_metadata *_metadata, struct env *e,
 	open_sampler(_metadata, e, 1, &attr, 0, -1, 0);
 	hidden_info(_metadata, e->fd[0], &h[0]);
 	hidden_info(_metadata, e->fd[1], &h[1]);
+	if (share) {
+		EXPECT_EQ(h[0].id, h[1].id);
+		EXPECT_EQ(h[0].users, 2);
+	} else {
+		EXPECT_NE(h[0].id, h[1].id);
+		EXPECT_EQ(h[0].users, 1);
+		EXPECT_EQ(h[1].users, 1);
+	}
 }
 
 static void include_hv(struct perf_event_attr *attr)
@@ -753,40 +765,20 @@ static void page_faults(struct perf_event_attr *attr)
 /* A sampler of another event with the same bits shares (see above). */
 TEST_F(aux_sample, other_event_same_bits_shares)
 {
-	struct env *e = &self->e;
-	struct hidden h[2];
-
-	if (_metadata->skip)
-		return;
-	open_two(_metadata, e, page_faults, h);
-	EXPECT_EQ(h[0].id, h[1].id);
-	EXPECT_EQ(h[0].users, 2);
+	if (!_metadata->skip)
+		expect_sharing(_metadata, &self->e, page_faults, true);
 }
 
 TEST_F(aux_sample, exclude_bits_split_hidden_events)
 {
-	struct env *e = &self->e;
-	struct hidden h[2];
-
-	if (_metadata->skip)
-		return;
-	open_two(_metadata, e, include_hv, h);
-	EXPECT_NE(h[0].id, h[1].id);
-	EXPECT_EQ(h[0].users, 1);
-	EXPECT_EQ(h[1].users, 1);
+	if (!_metadata->skip)
+		expect_sharing(_metadata, &self->e, include_hv, false);
 }
 
 TEST_F(aux_sample, config_splits_hidden_events)
 {
-	struct env *e = &self->e;
-	struct hidden h[2];
-
-	if (_metadata->skip)
-		return;
-	open_two(_metadata, e, psb_period, h);
-	EXPECT_NE(h[0].id, h[1].id);
-	EXPECT_EQ(h[0].users, 1);
-	EXPECT_EQ(h[1].users, 1);
+	if (!_metadata->skip)
+		expect_sharing(_metadata, &self->e, psb_period, false);
 }
 
 /*
