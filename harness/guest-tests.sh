@@ -37,7 +37,8 @@ for d in /sys/kernel/debug/kunit/*/; do
 	echo 0 > $out/$name.rc
 done
 
-PERF_TEST_LIBIPT_DIR=$(cd "$(dirname "$0")/../../shared/testdata/libipt" && pwd); export PERF_TEST_LIBIPT_DIR
+testdata=$(cd "$(dirname "$0")/../../shared/testdata" && pwd)
+export PERF_TEST_LIBIPT_DIR=$testdata/libipt PERF_TEST_OPENCSD_DIR=$testdata/opencsd
 for t in $3; do
 	echo "guest-tests: perf test $t"
 	(cd "$build/linux/tools/perf" && timeout -k 5 600 "$build/perf/perf" test -v "$t") \

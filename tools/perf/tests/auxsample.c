@@ -6,7 +6,9 @@
  * overlapping, with gaps, out of order, of two streams at once), the pieces
  * must give back exactly the bytes that were sampled, in order, and the
  * stream's counters must be what the cuts imply.  The streams are real
- * Intel PT traces: libipt's test streams, from $PERF_TEST_LIBIPT_DIR.
+ * traces: Intel PT, libipt's test streams, from $PERF_TEST_LIBIPT_DIR, and
+ * CoreSight, OpenCSD's snapshots of hardware captures, from
+ * $PERF_TEST_OPENCSD_DIR: the resolver does not look into the trace.
  */
 #include <byteswap.h>
 #include <dirent.h>
@@ -35,7 +37,7 @@
 #endif
 
 #define HDR_SIZE	sizeof(struct perf_aux_sample_position)
-/* Shorter .pt files only go into the stream of all of them. */
+/* Shorter trace files only go into the stream of all of them. */
 #define MIN_STREAM	64
 /* Cuts of each stream in each scenario. */
 #define ROUNDS		8
@@ -738,14 +740,15 @@ static int run_scenarios(const char *a_name, const u8 *a, u64 a_len,
 	return err;
 }
 
-struct pt_file {
+struct trace_file {
 	char	*name;
 	u8	*data;
 	u64	len;
 };
 
-static int pt_file__read(struct pt_file *f, const char *dir,
-			 const char *name)
+/* @dir/@name, known to the test as @name. */
+static int trace_file__read(struct trace_file *f, const char *dir,
+			    const char *name)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -777,15 +780,82 @@ static int pt_file__read(struct pt_file *f, const char *dir,
 	return 0;
 }
 
-static void pt_files__free(struct pt_file *f, int nr)
+struct trace_files {
+	struct trace_file	*f;
+	int			nr;
+	int			alloc;
+};
+
+static void trace_files__free(struct trace_files *tf)
 {
 	int i;
 
-	for (i = 0; i < nr; i++) {
-		free(f[i].name);
-		free(f[i].data);
+	for (i = 0; i < tf->nr; i++) {
+		free(tf->f[i].name);
+		free(tf->f[i].data);
 	}
-	free(f);
+	free(tf->f);
+}
+
+/* One more file, read from @dir/@name. */
+static int trace_files__add(struct trace_files *tf, const char *dir,
+			    const char *name)
+{
+	struct trace_file *f;
+
+	int alloc = tf->alloc ? 2 * tf->alloc : 32;
+
+	if (tf->nr == tf->alloc) {
+		f = realloc(tf->f, alloc * sizeof(*f));
+		if (!f)
+			return fail("out of memory\n");
+		tf->f = f;
+		tf->alloc = alloc;
+	}
+	f = &tf->f[tf->nr++];
+	memset(f, 0, sizeof(*f));
+	return trace_file__read(f, dir, name);
+}
+
+/*
+ * All files one after the other, as one more stream; then only the streams
+ * of MIN_STREAM bytes or more stay.
+ */
+static int trace_files__finish(struct trace_files *tf, const char *what)
+{
+	struct trace_file all = { .name = strdup(what) }, *f;
+	u64 total = 0;
+	int i, nr = 0;
+
+	for (i = 0; i < tf->nr; i++)
+		total += tf->f[i].len;
+	all.data = malloc(total + 1);
+	f = realloc(tf->f, (tf->nr + 1) * sizeof(*f));
+	if (f) {
+		tf->f = f;
+		tf->alloc = tf->nr + 1;
+	}
+	if (!all.name || !all.data || !f) {
+		free(all.name);
+		free(all.data);
+		return fail("out of memory\n");
+	}
+	for (i = 0; i < tf->nr; i++) {
+		memcpy(all.data + all.len, tf->f[i].data, tf->f[i].len);
+		all.len += tf->f[i].len;
+	}
+
+	for (i = 0; i < tf->nr; i++) {
+		if (tf->f[i].len >= MIN_STREAM) {
+			tf->f[nr++] = tf->f[i];
+		} else {
+			free(tf->f[i].name);
+			free(tf->f[i].data);
+		}
+	}
+	tf->f[nr++] = all;
+	tf->nr = nr;
+	return 0;
 }
 
 static int is_pt(const struct dirent *d)
@@ -795,34 +865,10 @@ static int is_pt(const struct dirent *d)
 	return len > 3 && !strcmp(d->d_name + len - 3, ".pt");
 }
 
-/* All of @f one after the other, as one more stream: @f[@n]. */
-static int pt_files__concat(struct pt_file *f, int n)
-{
-	struct pt_file *all = &f[n];
-	u64 total = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		total += f[i].len;
-	all->name = strdup("all .pt files");
-	all->data = malloc(total + 1);
-	if (!all->name || !all->data)
-		return fail("out of memory\n");
-	for (i = 0; i < n; i++) {
-		memcpy(all->data + all->len, f[i].data, f[i].len);
-		all->len += f[i].len;
-	}
-	return 0;
-}
-
-/*
- * The .pt files in @dir of MIN_STREAM bytes or more, and all of them one
- * after the other as one more stream.
- */
-static int pt_files__load(const char *dir, struct pt_file **files, int *nr)
+/* libipt's test streams: the .pt files in @dir. */
+static int libipt_load(const char *dir, struct trace_files *tf)
 {
 	struct dirent **names;
-	struct pt_file *f;
 	int i, n, err = 0;
 
 	n = scandir(dir, &names, is_pt, alphasort);
@@ -830,75 +876,120 @@ static int pt_files__load(const char *dir, struct pt_file **files, int *nr)
 		pr_debug("cannot list %s: %s\n", dir, strerror(errno));
 		return TEST_SKIP;
 	}
-	f = calloc(n + 1, sizeof(*f));
 	for (i = 0; i < n; i++) {
-		if (f && !err)
-			err = pt_file__read(&f[i], dir, names[i]->d_name);
+		if (!err)
+			err = trace_files__add(tf, dir, names[i]->d_name);
 		free(names[i]);
 	}
 	free(names);
-	if (!n) {
-		free(f);
+	if (!err && !n) {
 		pr_debug("no .pt files in %s\n", dir);
 		return TEST_SKIP;
 	}
-	if (!f)
-		return fail("out of memory\n");
-	if (!err)
-		err = pt_files__concat(f, n);
-	if (err) {
-		pt_files__free(f, n + 1);
-		return err;
-	}
+	return err ?: trace_files__finish(tf, "all .pt files");
+}
 
-	*nr = 0;
-	for (i = 0; i <= n; i++) {
-		if (f[i].len >= MIN_STREAM) {
-			f[(*nr)++] = f[i];
-		} else {
-			free(f[i].name);
-			free(f[i].data);
-		}
+static int is_dir(const struct dirent *d)
+{
+	return d->d_type == DT_DIR && d->d_name[0] != '.';
+}
+
+/*
+ * The trace buffers of the DS-5 snapshot in @dir/@snap: the file= lines of
+ * its trace.ini, each a CoreSight formatter stream (as an ETB, ETR or TPIU
+ * keeps it) or a single source's.
+ */
+static int snapshot_add(struct trace_files *tf, const char *dir,
+			const char *snap)
+{
+	char path[PATH_MAX], line[512];
+	int err = 0;
+	FILE *ini;
+
+	snprintf(path, sizeof(path), "%s/%s/trace.ini", dir, snap);
+	ini = fopen(path, "r");
+	if (!ini)
+		return 0;
+	while (!err && fgets(line, sizeof(line), ini)) {
+		if (strncmp(line, "file=", 5))
+			continue;
+		line[strcspn(line, "\r\n")] = '\0';
+		/* Known to the test by snapshot and file. */
+		snprintf(path, sizeof(path), "%s/%s", snap, line + 5);
+		err = trace_files__add(tf, dir, path);
 	}
-	if (!*nr) {
-		pt_files__free(f, 0);
-		pr_debug("no .pt file in %s has %d bytes\n", dir, MIN_STREAM);
+	fclose(ini);
+	return err;
+}
+
+/* OpenCSD's snapshots of CoreSight hardware: the subdirectories of @dir. */
+static int opencsd_load(const char *dir, struct trace_files *tf)
+{
+	struct dirent **names;
+	int i, n, err = 0;
+
+	n = scandir(dir, &names, is_dir, alphasort);
+	if (n < 0) {
+		pr_debug("cannot list %s: %s\n", dir, strerror(errno));
 		return TEST_SKIP;
 	}
-	*files = f;
-	return 0;
+	for (i = 0; i < n; i++) {
+		if (!err)
+			err = snapshot_add(tf, dir, names[i]->d_name);
+		free(names[i]);
+	}
+	free(names);
+	if (!err && !tf->nr) {
+		pr_debug("no snapshot with a trace.ini in %s\n", dir);
+		return TEST_SKIP;
+	}
+	return err ?: trace_files__finish(tf, "all trace buffers");
+}
+
+/*
+ * The streams that @load finds in $@env, each cut in every scenario, with
+ * the next one as the second stream.
+ */
+static int rebuild_streams(const char *env,
+			   int (*load)(const char *dir, struct trace_files *tf))
+{
+	const char *dir = getenv(env);
+	struct trace_files tf = {};
+	struct trace_file *f, *g;
+	u64 nr_samples = 0, bytes = 0;
+	int i, err;
+
+	if (!dir || !*dir) {
+		pr_debug("%s is not set: no trace streams\n", env);
+		return TEST_SKIP;
+	}
+	err = load(dir, &tf);
+	for (i = 0; !err && i < tf.nr; i++) {
+		f = &tf.f[i];
+		g = &tf.f[(i + 1) % tf.nr];
+		err = run_scenarios(f->name, f->data, f->len,
+				    g->name, g->data, g->len, false,
+				    &nr_samples);
+		bytes += f->len;
+	}
+	if (!err)
+		pr_debug("%d streams, %llu bytes, cut %zu ways: %llu samples\n",
+			 tf.nr, ull(bytes), ARRAY_SIZE(scenarios) * ROUNDS,
+			 ull(nr_samples));
+	trace_files__free(&tf);
+	return err;
 }
 
 static int test__auxsample_libipt(struct test_suite *test __maybe_unused,
 				  int subtest __maybe_unused)
 {
-	const char *dir = getenv("PERF_TEST_LIBIPT_DIR");
-	struct pt_file *f = NULL, *g;
-	u64 nr_samples = 0, bytes = 0;
-	int i, nr = 0, err;
+	return rebuild_streams("PERF_TEST_LIBIPT_DIR", libipt_load);
+}
 
-	if (!dir || !*dir) {
-		pr_debug("PERF_TEST_LIBIPT_DIR is not set: no Intel PT streams\n");
-		return TEST_SKIP;
-	}
-	err = pt_files__load(dir, &f, &nr);
-	if (err)
-		return err;
-
-	for (i = 0; !err && i < nr; i++) {
-		/* The second stream of two is the next file. */
-		g = &f[(i + 1) % nr];
-		err = run_scenarios(f[i].name, f[i].data, f[i].len,
-				    g->name, g->data, g->len, false,
-				    &nr_samples);
-		bytes += f[i].len;
-	}
-	if (!err)
-		pr_debug("%d streams, %llu bytes, cut %zu ways: %llu samples\n",
-			 nr, ull(bytes), ARRAY_SIZE(scenarios) * ROUNDS,
-			 ull(nr_samples));
-	pt_files__free(f, nr);
-	return err;
+static int test__auxsample_opencsd(struct test_suite *test __maybe_unused,
+				   int subtest __maybe_unused)
+{
+	return rebuild_streams("PERF_TEST_OPENCSD_DIR", opencsd_load);
 }
 
 /* A sample's header as a recording of either byte order has it. */
@@ -1247,6 +1338,9 @@ static struct test_case auxsample_tests[] = {
 	TEST_CASE_REASON("AUX sample resolver rebuilds libipt streams byte-exact",
 			 auxsample_libipt,
 			 "set PERF_TEST_LIBIPT_DIR to a dir of .pt files"),
+	TEST_CASE_REASON("AUX sample resolver rebuilds CoreSight captures byte-exact",
+			 auxsample_opencsd,
+			 "set PERF_TEST_OPENCSD_DIR to a dir of DS-5 snapshots"),
 	TEST_CASE("AUX sample resolver refuses garbled samples",
 		  auxsample_garbled),
 	TEST_CASE("AUX sample resolver at the top of u64", auxsample_wrap),
