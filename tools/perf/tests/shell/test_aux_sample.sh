@@ -14,10 +14,13 @@
 # thread's in its own function, and before the samples that carried them;
 # that the bytes that perf script -v counts as lost are those that the
 # errors report, also with samples too small to hold all the trace; that
-# the group-leader form (--aux-sample-group) records a group led by ptsim,
-# with ptwrites; that perf script fails, saying why, on a recording with a
-# garbled position header; and that -A refuses a PMU that does not exist, a
-# PMU that cannot take AUX samples and a sample size too large.
+# the group-leader form (--aux-sample-group, and -A on a kernel without
+# hidden AUX events) records a group led by ptsim, with ptwrites; that -A
+# for a PMU that cannot tell trace positions records hidden AUX samples
+# without them, with ptwrites; that perf script fails, saying why, on a
+# recording with a garbled position header; and that -A refuses a PMU that
+# does not exist, a PMU that cannot take AUX samples and a sample size too
+# large.
 
 set -e
 
@@ -291,17 +294,100 @@ test_hidden()
 	fi
 }
 
+# An LD_PRELOAD library that gives perf record the answers of kernels that
+# lack part of what -A uses, as they give them, for the real kernel cannot
+# lose a feature: with AUXS_KERNEL=old, those of Linux 6.1, whose struct
+# perf_event_attr ends at byte 128 and which refuses a larger attr with a
+# non-zero byte past that (E2BIG); with AUXS_KERNEL=nopos, those for a PMU
+# that cannot tell trace positions, as Intel PT (EOPNOTSUPP to
+# aux_sample_flags PERF_AUX_SAMPLE_POSITION).  All else goes to the kernel.
+build_kernel_answers()
+{
+	cat << _end_of_file_ | cc -shared -fPIC -o "${temp_dir}/answers.so" -xc - -ldl
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#define OLD_ATTR_SIZE		128
+#define AUX_SAMPLE_FLAGS	140	/* offset of attr.aux_sample_flags */
+#define AUX_SAMPLE_POSITION	0x01
+
+static int refuse(const unsigned char *attr)
+{
+	const char *kernel = getenv("AUXS_KERNEL");
+	uint32_t size, flags;
+
+	memcpy(&size, attr + 4, sizeof(size));
+	if (!strcmp(kernel, "old")) {
+		for (; size > OLD_ATTR_SIZE; size--)
+			if (attr[size - 1])
+				return E2BIG;
+	} else if (!strcmp(kernel, "nopos") &&
+		   size >= AUX_SAMPLE_FLAGS + sizeof(flags)) {
+		memcpy(&flags, attr + AUX_SAMPLE_FLAGS, sizeof(flags));
+		if (flags & AUX_SAMPLE_POSITION)
+			return EOPNOTSUPP;
+	}
+	return 0;
+}
+
+long syscall(long nr, ...)
+{
+	long (*real)(long, ...) = dlsym(RTLD_NEXT, "syscall");
+	long a[6];
+	va_list ap;
+	int i;
+
+	va_start(ap, nr);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == __NR_perf_event_open && getenv("AUXS_KERNEL")) {
+		i = refuse((const unsigned char *)a[0]);
+		if (i) {
+			errno = i;
+			return -1;
+		}
+	}
+	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+_end_of_file_
+}
+
+# perf record -A ptsim on a kernel without hidden AUX events, as the library
+# makes it look (@kernel "old"), or asked for the group-leader form: a group
+# led by ptsim, whose ptwrites perf script shows.
 test_group()
 {
-	echo "--- Test perf record --aux-sample-group -A ptsim ---"
+	kernel=$1
 
-	if ! perf record --aux-sample-group -A ptsim -e cpu-clock:u \
-			-o "${perfdata}" -- "${workload}" ${spin_ms} \
-			> "${errfile}" 2>&1 ; then
+	if [ "${kernel}" = "old" ] ; then
+		echo "--- Test perf record -A ptsim on a kernel without hidden AUX events ---"
+		set -- env AUXS_KERNEL=old LD_PRELOAD="${temp_dir}/answers.so" \
+			perf record
+	else
+		echo "--- Test perf record --aux-sample-group -A ptsim ---"
+		set -- perf record --aux-sample-group
+	fi
+
+	if ! "$@" -A ptsim -e cpu-clock:u -o "${perfdata}" -- \
+			"${workload}" ${spin_ms} > "${errfile}" 2>&1 ; then
 		cat "${errfile}"
-		echo "perf record --aux-sample-group -A ptsim failed"
+		echo "$* -A ptsim failed"
 		err=1
 		return
+	fi
+	if [ "${kernel}" = "old" ] &&
+	   ! grep -m1 "no hidden AUX events: recording in the group-leader form" \
+			"${errfile}" ; then
+		cat "${errfile}"
+		echo "No warning that -A falls back to the group-leader form"
+		err=1
 	fi
 
 	perf evlist -g -i "${perfdata}" > "${outfile}"
@@ -311,15 +397,53 @@ test_group()
 		err=1
 	fi
 
+	count_ptwrites "in the group-leader form"
+}
+
+# perf script shows ptwrites of the recording (@what).
+count_ptwrites()
+{
 	perf script -i "${perfdata}" --itrace=w -F tid,event,synth \
 		> "${outfile}" 2> "${errfile}"
 	ptwrites=$(grep -c ' ptwrite: ' "${outfile}" || true)
 	echo "${ptwrites} ptwrites"
 	if [ "${ptwrites}" -eq 0 ] ; then
 		head "${errfile}"
-		echo "No ptwrites in the group-leader form"
+		echo "No ptwrites $1"
 		err=1
 	fi
+}
+
+# perf record -A ptsim for a PMU that cannot tell trace positions, as the
+# library makes ptsim look: hidden AUX events without positions, with a
+# warning, whose samples perf script decodes as upstream does.
+test_no_positions()
+{
+	echo "--- Test perf record -A ptsim where the PMU cannot tell positions ---"
+
+	if ! AUXS_KERNEL=nopos LD_PRELOAD="${temp_dir}/answers.so" \
+			perf record -A ptsim -e cpu-clock:u -o "${perfdata}" -- \
+			"${workload}" ${spin_ms} > "${errfile}" 2>&1 ; then
+		cat "${errfile}"
+		echo "perf record -A ptsim failed (no positions)"
+		err=1
+		return
+	fi
+	if ! grep -m1 "overlap between samples will be guessed" "${errfile}" ; then
+		cat "${errfile}"
+		echo "No warning that overlap will be guessed"
+		err=1
+	fi
+
+	perf evlist -v -i "${perfdata}" > "${outfile}"
+	if ! grep -q "aux_sample_type: $(cat "${pmu_dir}/type")" "${outfile}" ||
+	   grep -q "aux_sample_flags" "${outfile}" ; then
+		cat "${outfile}"
+		echo "Not hidden AUX samples without positions"
+		err=1
+	fi
+
+	count_ptwrites "from samples without positions"
 }
 
 # perf record "$@" must fail saying something that matches @pattern.
@@ -416,7 +540,10 @@ test_errors()
 
 test_hidden ""
 test_hidden ${small_size}
+build_kernel_answers
 test_group
+test_group old
+test_no_positions
 test_garbled
 test_errors
 
