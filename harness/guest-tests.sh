@@ -41,7 +41,7 @@ testdata=$(cd "$(dirname "$0")/../../shared/testdata" && pwd)
 export PERF_TEST_LIBIPT_DIR=$testdata/libipt PERF_TEST_OPENCSD_DIR=$testdata/opencsd
 for t in $3; do
 	echo "guest-tests: perf test $t"
-	(cd "$build/linux/tools/perf" && timeout -k 5 600 "$build/perf/perf" test -v "$t") \
+	(cd "$build/linux/tools/perf" && timeout -k 5 900 "$build/perf/perf" test -v "$t") \
 		> $out/perf-test.$t.log 2>&1
 	echo $? > $out/perf-test.$t.rc
 done

@@ -14,7 +14,8 @@
 # thread's in its own function, and before the samples that carried them;
 # that the bytes that perf script -v counts as lost are those that the
 # errors report, also with samples too small to hold all the trace; that
-# the group-leader form (--aux-sample-group, and -A on a kernel without
+# with -a, the workload's trace in the streams of the CPUs resolves to its
+# functions; that the group-leader form (--aux-sample-group, and -A on a kernel without
 # hidden AUX events) records a group led by ptsim, with ptwrites; that -A
 # for a PMU that cannot tell trace positions records hidden AUX samples
 # without them, with ptwrites; that perf script fails, saying why, on a
@@ -446,6 +447,33 @@ test_no_positions()
 	count_ptwrites "from samples without positions"
 }
 
+# perf record -a -A ptsim: a stream per CPU, of every task on it.  The trace
+# that a sample brings goes to the sample's thread, so that the workload's
+# ptwrites resolve to its functions.
+test_cpu_wide()
+{
+	echo "--- Test perf record -a -A ptsim ---"
+
+	if ! perf record -a -A ptsim -c 10000000 -e cpu-clock:u \
+			-o "${perfdata}" -- "${workload}" 100 \
+			> "${errfile}" 2>&1 ; then
+		cat "${errfile}"
+		echo "perf record -a -A ptsim failed"
+		err=1
+		return
+	fi
+
+	perf script -i "${perfdata}" --itrace=w -F comm,ip,sym,synth \
+		> "${outfile}" 2> "${errfile}"
+	ptwrites=$(grep -c ' auxs_spin_' "${outfile}" || true)
+	echo "${ptwrites} ptwrites in the workload's functions"
+	if [ "${ptwrites}" -eq 0 ] ; then
+		head "${outfile}" "${errfile}"
+		echo "No ptwrites of per-CPU streams in the workload's functions"
+		err=1
+	fi
+}
+
 # perf record "$@" must fail saying something that matches @pattern.
 expect_error()
 {
@@ -540,6 +568,7 @@ test_errors()
 
 test_hidden ""
 test_hidden ${small_size}
+test_cpu_wide
 build_kernel_answers
 test_group
 test_group old
