@@ -15,13 +15,14 @@
 # that the bytes that perf script -v counts as lost are those that the
 # errors report, also with samples too small to hold all the trace; that
 # with -a, the workload's trace in the streams of the CPUs resolves to its
-# functions; that the group-leader form (--aux-sample-group, and -A on a kernel without
-# hidden AUX events) records a group led by ptsim, with ptwrites; that -A
-# for a PMU that cannot tell trace positions records hidden AUX samples
-# without them, with ptwrites; that perf script fails, saying why, on a
-# recording with a garbled position header; and that -A refuses a PMU that
-# does not exist, a PMU that cannot take AUX samples and a sample size too
-# large.
+# functions; that the group-leader form (--aux-sample-group, which takes
+# terms outside config, and -A on a kernel without hidden AUX events)
+# records a group led by ptsim, with ptwrites; that -A for a PMU that cannot
+# tell trace positions records hidden AUX samples without them, with
+# ptwrites; that perf script fails, saying why, on a recording with a
+# garbled position header; and that -A refuses a PMU that does not exist, a
+# PMU that cannot take AUX samples, a sample size too large, a
+# configuration the PMU refuses and terms outside config.
 
 set -e
 
@@ -370,16 +371,17 @@ test_group()
 	if [ "${kernel}" = "old" ] ; then
 		echo "--- Test perf record -A ptsim on a kernel without hidden AUX events ---"
 		set -- env AUXS_KERNEL=old LD_PRELOAD="${temp_dir}/answers.so" \
-			perf record
+			perf record -A ptsim
 	else
-		echo "--- Test perf record --aux-sample-group -A ptsim ---"
-		set -- perf record --aux-sample-group
+		# A term outside config, which only the group form takes
+		echo "--- Test perf record --aux-sample-group -A ptsim/interval=200/ ---"
+		set -- perf record --aux-sample-group -A ptsim/interval=200/
 	fi
 
-	if ! "$@" -A ptsim -e cpu-clock:u -o "${perfdata}" -- \
+	if ! "$@" -e cpu-clock:u -o "${perfdata}" -- \
 			"${workload}" ${spin_ms} > "${errfile}" 2>&1 ; then
 		cat "${errfile}"
-		echo "$* -A ptsim failed"
+		echo "$* failed"
 		err=1
 		return
 	fi
@@ -564,6 +566,9 @@ test_errors()
 	expect_error "no such PMU" -A nosuchpmu
 	expect_error "size" -A ptsim --aux-sample=70000
 	expect_error "cannot take AUX samples" -A software
+	expect_error "refuses a hidden AUX event of this configuration" \
+		-A ptsim/psb_period=9/
+	expect_error "only terms of config" -A ptsim/interval=200/
 }
 
 test_hidden ""

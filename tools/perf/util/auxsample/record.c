@@ -80,12 +80,6 @@ static struct evsel *auxsample__parse_pmu(struct evlist *tmp, const char *spec)
 		pr_err("-A %s: not an event of PMU %s\n", spec, pmu->name);
 		return NULL;
 	}
-	/* A hidden AUX event takes its config from aux_sample_config alone. */
-	if (evsel->core.attr.config1 || evsel->core.attr.config2) {
-		pr_err("-A %s: only terms of config can be given to a hidden AUX event\n",
-		       spec);
-		return NULL;
-	}
 	return evsel;
 }
 
@@ -111,7 +105,7 @@ static int auxsample__size(const char *str, u32 *size)
 /*
  * Ask the kernel which form it can do, with a sampler on this thread that
  * is never enabled.  A kernel that does not know the hidden-sampler fields
- * refuses them as unknown (E2BIG) or reserved (EINVAL).
+ * refuses them as unknown (E2BIG).
  */
 static int auxsample__probe(const char *spec,
 			    const struct perf_event_attr *aux, u32 size,
@@ -147,12 +141,15 @@ static int auxsample__probe(const char *spec,
 
 	switch (errno) {
 	case E2BIG:
-	case EINVAL:
 		*form = AUXSAMPLE_GROUP;
 		return 0;
 	case EOPNOTSUPP:
 		pr_err("-A %s: this PMU cannot take AUX samples\n", spec);
 		return -EOPNOTSUPP;
+	case EINVAL:
+		pr_err("-A %s: the kernel refuses a hidden AUX event of this configuration\n",
+		       spec);
+		return -EINVAL;
 	default:
 		/* Not allowed here, say; the real events will tell. */
 		pr_debug("-A: probing the kernel: %s\n", strerror(errno));
@@ -213,10 +210,11 @@ static void auxsample__group(struct evlist *evlist, struct evlist *tmp,
 int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 			    const char *spec)
 {
+	/* Read by auxtrace_parse_sample_options() after this returns. */
+	static char size_str[16];
 	enum auxsample_form form;
 	struct evlist *tmp;
 	struct evsel *aux;
-	char size_str[16];
 	u32 size;
 	int err;
 
@@ -246,6 +244,15 @@ int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 	if (err)
 		goto out;
 
+	/* A hidden AUX event takes its config from aux_sample_config alone. */
+	if (form != AUXSAMPLE_GROUP &&
+	    (aux->core.attr.config1 || aux->core.attr.config2)) {
+		pr_err("-A %s: only terms of config can be given to a hidden AUX event (--aux-sample-group takes any)\n",
+		       spec);
+		err = -EINVAL;
+		goto out;
+	}
+
 	switch (form) {
 	case AUXSAMPLE_HIDDEN:
 		pr_warning("-A %s: the PMU does not say where its samples sit in the trace: overlap between samples will be guessed\n",
@@ -265,9 +272,7 @@ int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 				   spec, spec);
 		auxsample__group(evlist, tmp, aux);
 		snprintf(size_str, sizeof(size_str), "%u", size);
-		opts->auxtrace_sample_opts = strdup(size_str);
-		if (!opts->auxtrace_sample_opts)
-			err = -ENOMEM;
+		opts->auxtrace_sample_opts = size_str;
 		break;
 	}
 out:
