@@ -171,24 +171,3 @@ void auxsample_stream__add(struct auxsample_stream *s,
 	piece->len = end - pos->offset - piece->skip;
 	s->end = end;
 }
-
-/**
- * auxsample_pos__cmp - stream order of two samples
- * @a: a sample's position
- * @b: another's
- *
- * By stream, then by the first byte, then longest first: sorting by it
- * puts samples that came out of order back into stream order, in which
- * each one's bytes before the end of those before it are overlap.
- */
-int auxsample_pos__cmp(const struct auxsample_pos *a,
-		       const struct auxsample_pos *b)
-{
-	if (a->stream != b->stream)
-		return a->stream < b->stream ? -1 : 1;
-	if (a->offset != b->offset)
-		return a->offset < b->offset ? -1 : 1;
-	if (a->size != b->size)
-		return a->size > b->size ? -1 : 1;
-	return 0;
-}

@@ -58,7 +58,4 @@ void auxsample_stream__add(struct auxsample_stream *s,
 			   const struct auxsample_pos *pos,
 			   struct auxsample_piece *piece);
 
-int auxsample_pos__cmp(const struct auxsample_pos *a,
-		       const struct auxsample_pos *b);
-
 #endif /* __PERF_AUXSAMPLE_RESOLVE_H */
