@@ -883,30 +883,6 @@ static int is_pt(const struct dirent *d)
 	return len > 3 && !strcmp(d->d_name + len - 3, ".pt");
 }
 
-/* libipt's test streams: the .pt files in @dir. */
-static int libipt_load(const char *dir, struct trace_files *tf)
-{
-	struct dirent **names;
-	int i, n, err = 0;
-
-	n = scandir(dir, &names, is_pt, alphasort);
-	if (n < 0) {
-		pr_debug("cannot list %s: %s\n", dir, strerror(errno));
-		return TEST_SKIP;
-	}
-	for (i = 0; i < n; i++) {
-		if (!err)
-			err = trace_files__add(tf, dir, names[i]->d_name);
-		free(names[i]);
-	}
-	free(names);
-	if (!err && !n) {
-		pr_debug("no .pt files in %s\n", dir);
-		return TEST_SKIP;
-	}
-	return err ?: trace_files__finish(tf, "all .pt files");
-}
-
 static int is_dir(const struct dirent *d)
 {
 	return d->d_type == DT_DIR && d->d_name[0] != '.';
@@ -940,48 +916,73 @@ static int snapshot_add(struct trace_files *tf, const char *dir,
 	return err;
 }
 
-/* OpenCSD's snapshots of CoreSight hardware: the subdirectories of @dir. */
-static int opencsd_load(const char *dir, struct trace_files *tf)
+/* Where a test finds trace streams. */
+struct trace_source {
+	const char	*env;	/* names the directory */
+	int		(*filter)(const struct dirent *d);
+	/* @name, an entry of the directory @dir that @filter takes */
+	int		(*add)(struct trace_files *tf, const char *dir,
+			       const char *name);
+	const char	*all;	/* the stream of all of them */
+};
+
+/* libipt's test streams: the .pt files. */
+static const struct trace_source libipt = {
+	.env	= "PERF_TEST_LIBIPT_DIR",
+	.filter	= is_pt,
+	.add	= trace_files__add,
+	.all	= "all .pt files",
+};
+
+/* OpenCSD's snapshots of CoreSight hardware: the subdirectories. */
+static const struct trace_source opencsd = {
+	.env	= "PERF_TEST_OPENCSD_DIR",
+	.filter	= is_dir,
+	.add	= snapshot_add,
+	.all	= "all trace buffers",
+};
+
+static int trace_files__load(struct trace_files *tf, const char *dir,
+			     const struct trace_source *src)
 {
 	struct dirent **names;
 	int i, n, err = 0;
 
-	n = scandir(dir, &names, is_dir, alphasort);
+	n = scandir(dir, &names, src->filter, alphasort);
 	if (n < 0) {
 		pr_debug("cannot list %s: %s\n", dir, strerror(errno));
 		return TEST_SKIP;
 	}
 	for (i = 0; i < n; i++) {
 		if (!err)
-			err = snapshot_add(tf, dir, names[i]->d_name);
+			err = src->add(tf, dir, names[i]->d_name);
 		free(names[i]);
 	}
 	free(names);
 	if (!err && !tf->nr) {
-		pr_debug("no snapshot with a trace.ini in %s\n", dir);
+		pr_debug("no trace streams in %s\n", dir);
 		return TEST_SKIP;
 	}
-	return err ?: trace_files__finish(tf, "all trace buffers");
+	return err ?: trace_files__finish(tf, src->all);
 }
 
 /*
- * The streams that @load finds in $@env, each cut in every scenario, with
- * the next one as the second stream.
+ * The streams of @src, each cut in every scenario, with the next one as
+ * the second stream.
  */
-static int rebuild_streams(const char *env,
-			   int (*load)(const char *dir, struct trace_files *tf))
+static int rebuild_streams(const struct trace_source *src)
 {
-	const char *dir = getenv(env);
+	const char *dir = getenv(src->env);
 	struct trace_files tf = {};
 	struct trace_file *f, *g;
 	u64 nr_samples = 0, bytes = 0;
 	int i, err;
 
 	if (!dir || !*dir) {
-		pr_debug("%s is not set: no trace streams\n", env);
+		pr_debug("%s is not set: no trace streams\n", src->env);
 		return TEST_SKIP;
 	}
-	err = load(dir, &tf);
+	err = trace_files__load(&tf, dir, src);
 	for (i = 0; !err && i < tf.nr; i++) {
 		f = &tf.f[i];
 		g = &tf.f[(i + 1) % tf.nr];
@@ -1001,13 +1002,13 @@ static int rebuild_streams(const char *env,
 static int test__auxsample_libipt(struct test_suite *test __maybe_unused,
 				  int subtest __maybe_unused)
 {
-	return rebuild_streams("PERF_TEST_LIBIPT_DIR", libipt_load);
+	return rebuild_streams(&libipt);
 }
 
 static int test__auxsample_opencsd(struct test_suite *test __maybe_unused,
 				   int subtest __maybe_unused)
 {
-	return rebuild_streams("PERF_TEST_OPENCSD_DIR", opencsd_load);
+	return rebuild_streams(&opencsd);
 }
 
 /* A sample's header as a recording of either byte order has it. */
