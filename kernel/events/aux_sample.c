@@ -15,59 +15,66 @@
  * like any other; each inherited copy gets a buffer of its own here, at
  * fork, and the inherited samplers are pointed at it.
  *
- * The buffers, inherited ones included, are charged to the user and mm
- * of the sampler that created the hidden event, like an mmap() of the same
- * size; only samplers of the same user share a hidden event.  The samplers'
- * fdinfo shows them.
+ * The buffers, inherited ones included, are charged to the user of the
+ * sampler that created the hidden event, like an mmap() of the same size
+ * except that what exceeds perf_event_mlock_kb goes to the user's
+ * locked_vm and not to an mm (rb_alloc_kernel()); only samplers of the
+ * same user share a hidden event.  The samplers' fdinfo shows them.
  *
- * Locking: aux_hidden_mutex serializes the list of hidden events, their
- * users counts and the original samplers' ->aux_event links; it nests
- * outside perf_event_context::mutex.
+ * Locking: aux_hidden_mutex serializes the table of hidden events, their
+ * users counts and the original samplers' ->aux_event links.  It is held
+ * for lookups in one bucket of the table, keyed by task, CPU and user, and
+ * never while a hidden event is created or released.  It nests outside
+ * perf_event_context::mutex.
  */
 
+#include <linux/hashtable.h>
 #include <linux/log2.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
-#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 
 #include "internal.h"
 
 /**
  * struct perf_aux_hidden - a hidden AUX event and the samplers it serves
- * @entry: on aux_hidden_list
+ * @node: in aux_hidden_table, once the event is created
  * @event: the hidden event (inherited copies point here too)
  * @attr: the attributes it was created with, the key samplers must match
  * @task: the task it traces (kept by the event's hw.target), NULL per CPU
+ * @cpu: the CPU it counts on, or -1
  * @user: the user its buffers are charged to
- * @mm: the mm whose pinned_vm takes their excess, or NULL
  * @nr_pages: AUX pages in its buffer and in each inherited copy's
  * @users: original samplers linked to it
- * @sampler: while it is created, the attributes of the sampler asking
+ * @sampler: while it is created, the sampler asking
  */
 struct perf_aux_hidden {
-	struct list_head	entry;
+	struct hlist_node	node;
 	struct perf_event	*event;
 	struct perf_event_attr	attr;
 	struct task_struct	*task;
+	int			cpu;
 	struct user_struct	*user;
-	struct mm_struct	*mm;
 	int			nr_pages;
 	unsigned int		users;
-	const struct perf_event_attr *sampler;
+	const struct perf_event	*sampler;
 };
+
+static DEFINE_MUTEX(aux_hidden_mutex);
+static DEFINE_HASHTABLE(aux_hidden_table, 10);
+
+static unsigned long aux_hidden_key(const struct perf_aux_hidden *h)
+{
+	return (unsigned long)h->task ^ (unsigned long)h->user ^ h->cpu;
+}
 
 static void aux_hidden_free(struct perf_aux_hidden *h)
 {
 	free_uid(h->user);
-	if (h->mm)
-		mmdrop(h->mm);
 	kfree(h);
 }
-
-static DEFINE_MUTEX(aux_hidden_mutex);
-static LIST_HEAD(aux_hidden_list);
 
 /**
  * perf_aux_sample_check_attr - check the hidden-sampler fields of an attr
@@ -78,15 +85,15 @@ static LIST_HEAD(aux_hidden_list);
  */
 int perf_aux_sample_check_attr(const struct perf_event_attr *attr)
 {
-	if (attr->__reserved_4 ||
-	    attr->aux_sample_flags & ~PERF_AUX_SAMPLE_POSITION)
+	if (attr->aux_sample_flags & ~PERF_AUX_SAMPLE_POSITION)
 		return -EINVAL;
 
 	if (!attr->aux_sample_type)
 		return attr->aux_sample_config || attr->aux_sample_flags ?
 		       -EINVAL : 0;
 
-	if (!(attr->sample_type & PERF_SAMPLE_AUX))
+	/* A counting event takes no samples to put trace in. */
+	if (!(attr->sample_type & PERF_SAMPLE_AUX) || !attr->sample_period)
 		return -EINVAL;
 
 	/* A sample record holds at most U16_MAX bytes. */
@@ -112,7 +119,8 @@ int perf_aux_sample_check_attr(const struct perf_event_attr *attr)
  * padding first, if it has less than that, and @size bytes of trace last.
  * @offset counts every byte @aux_event wrote since it was created, across
  * wraps of its buffer and across ->stop()/->start().  The header goes into
- * the sample only if the sampler asked for it (PERF_AUX_SAMPLE_POSITION).
+ * the sample only if the sampler asked for it (PERF_AUX_SAMPLE_POSITION);
+ * a @size of 0 counts the sample in the sampler's aux_sample_misses.
  *
  * Context: ->snapshot_aux(), IRQs disabled, maybe NMI.
  */
@@ -128,6 +136,8 @@ void perf_aux_snapshot_position(struct perf_output_handle *handle,
 
 	if (handle->event->attr.aux_sample_flags & PERF_AUX_SAMPLE_POSITION)
 		perf_output_copy(handle, &pos, sizeof(pos));
+	if (!size)
+		perf_aux_sample_miss(handle->event);
 }
 EXPORT_SYMBOL_GPL(perf_aux_snapshot_position);
 
@@ -175,15 +185,24 @@ static bool aux_hidden_can_position(struct pmu *pmu,
 static int aux_hidden_prepare(struct perf_event *event, void *data)
 {
 	struct perf_aux_hidden *h = data;
+	const struct perf_event_attr *sampler = &h->sampler->attr;
 	struct perf_buffer *rb;
+	int ret;
 
 	if (!event->pmu->snapshot_aux ||
-	    !aux_hidden_can_position(event->pmu, h->sampler))
+	    !aux_hidden_can_position(event->pmu, sampler))
 		return -EOPNOTSUPP;
+
+	/* Its time stamps are the sampler's (inherited copies take them). */
+	if (sampler->use_clockid) {
+		ret = perf_event_set_clock(event, sampler->clockid);
+		if (ret)
+			return ret;
+	}
 
 	/* Before the buffer: the PMU's ->setup_aux() may look. */
 	event->aux_hidden = h;
-	rb = rb_alloc_kernel(event, h->nr_pages, h->user, h->mm);
+	rb = rb_alloc_kernel(event, h->nr_pages, h->user);
 	if (IS_ERR(rb))
 		return PTR_ERR(rb);
 
@@ -192,6 +211,87 @@ static int aux_hidden_prepare(struct perf_event *event, void *data)
 	 * inherited copies, unlike other inherited events, own a buffer.
 	 */
 	rcu_assign_pointer(event->rb, rb);
+	return 0;
+}
+
+/*
+ * A hidden event in the table that can serve @want's sampler, with one
+ * more user, or NULL.  Not one that exec, exit or hotplug took out of its
+ * context.
+ */
+static struct perf_aux_hidden *aux_hidden_get(const struct perf_aux_hidden *want)
+{
+	struct perf_aux_hidden *h;
+
+	lockdep_assert_held(&aux_hidden_mutex);
+	hash_for_each_possible(aux_hidden_table, h, node, aux_hidden_key(want)) {
+		if (h->task != want->task || h->cpu != want->cpu ||
+		    h->user != want->user || h->nr_pages < want->nr_pages ||
+		    memcmp(&h->attr, &want->attr, sizeof(h->attr)))
+			continue;
+		if (READ_ONCE(h->event->state) < PERF_EVENT_STATE_OFF ||
+		    !(READ_ONCE(h->event->attach_state) & PERF_ATTACH_CONTEXT))
+			continue;
+		h->users++;
+		return h;
+	}
+	return NULL;
+}
+
+/* Drop a user of @h; the last one releases the hidden event. */
+static void aux_hidden_put(struct perf_aux_hidden *h)
+{
+	struct perf_event *event = NULL;
+
+	mutex_lock(&aux_hidden_mutex);
+	if (!--h->users) {
+		hash_del(&h->node);
+		event = h->event;
+	}
+	mutex_unlock(&aux_hidden_mutex);
+
+	/* Takes the hidden event's context mutex; frees @h. */
+	if (event)
+		perf_event_release_kernel(event);
+}
+
+/* The hidden event that @sampler asks for, on @task, not yet created. */
+static struct perf_aux_hidden *aux_hidden_alloc(struct perf_event *sampler,
+						struct task_struct *task)
+{
+	struct perf_aux_hidden *h = kzalloc(sizeof(*h), GFP_KERNEL);
+
+	if (!h)
+		return NULL;
+	aux_hidden_attr(&h->attr, &sampler->attr);
+	h->task = task;
+	h->cpu = sampler->cpu;
+	h->user = get_current_user();
+	h->nr_pages = aux_sample_pages(sampler->attr.aux_sample_size);
+	h->users = 1;
+	h->sampler = sampler;
+	return h;
+}
+
+/*
+ * Create @new's hidden event, outside aux_hidden_mutex: the PMU's
+ * event_init and the buffer's allocation may take long.  Two samplers
+ * alike that race here each get a hidden event of their own.
+ */
+static int aux_hidden_create(struct perf_aux_hidden *new)
+{
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_aux(&new->attr, new->cpu, new->task,
+					     aux_hidden_prepare, new);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+
+	new->event = event;
+	new->sampler = NULL;
+	mutex_lock(&aux_hidden_mutex);
+	hash_add(aux_hidden_table, &new->node, aux_hidden_key(new));
+	mutex_unlock(&aux_hidden_mutex);
 	return 0;
 }
 
@@ -207,72 +307,41 @@ static int aux_hidden_prepare(struct perf_event *event, void *data)
  * Context: process context, no perf_event_context::mutex held.
  * Return: 0; -ENOENT if no PMU has type aux_sample_type; -EOPNOTSUPP if
  * it cannot take AUX samples, or cannot tell their positions and
- * PERF_AUX_SAMPLE_POSITION is asked for; -EPERM over the mlock limits; -EBUSY if an
- * exclusive PMU is taken; -ENOMEM; or another error from the PMU.
+ * PERF_AUX_SAMPLE_POSITION is asked for; -EINVAL for a clock it cannot
+ * use; -EPERM over the mlock limits; -EBUSY if an exclusive PMU is taken;
+ * -ENOMEM; or another error from the PMU.
  */
 int perf_aux_sample_attach(struct perf_event *sampler,
 			   struct task_struct *task)
 {
-	int nr_pages = aux_sample_pages(sampler->attr.aux_sample_size);
-	struct perf_event_attr attr;
-	struct perf_aux_hidden *h;
-	struct perf_event *event;
-	int ret = 0;
+	struct perf_aux_hidden *new, *h;
+	int ret;
 
-	aux_hidden_attr(&attr, &sampler->attr);
+	new = aux_hidden_alloc(sampler, task);
+	if (!new)
+		return -ENOMEM;
 
 	mutex_lock(&aux_hidden_mutex);
-	list_for_each_entry(h, &aux_hidden_list, entry) {
-		/* Not one that exec, exit or hotplug took out of its context. */
-		if (READ_ONCE(h->event->state) < PERF_EVENT_STATE_OFF ||
-		    !(READ_ONCE(h->event->attach_state) & PERF_ATTACH_CONTEXT))
-			continue;
-		if (h->user != current_user())
-			continue;
-		if (h->task == task && h->event->cpu == sampler->cpu &&
-		    h->nr_pages >= nr_pages &&
-		    !memcmp(&h->attr, &attr, sizeof(attr))) {
-			h->users++;
-			goto link;
+	h = aux_hidden_get(new);
+	mutex_unlock(&aux_hidden_mutex);
+
+	if (h) {
+		aux_hidden_free(new);
+	} else {
+		ret = aux_hidden_create(new);
+		if (ret) {
+			aux_hidden_free(new);
+			return ret;
 		}
+		h = new;
 	}
 
-	h = kzalloc(sizeof(*h), GFP_KERNEL);
-	if (!h) {
-		ret = -ENOMEM;
-		goto unlock;
-	}
-	h->attr = attr;
-	h->task = task;
-	h->user = get_current_user();
-	h->mm = current->mm;
-	if (h->mm)
-		mmgrab(h->mm);
-	h->nr_pages = nr_pages;
-	h->users = 1;
-	h->sampler = &sampler->attr;
-
-	event = perf_event_create_kernel_aux(&attr, sampler->cpu, task,
-					     aux_hidden_prepare, h);
-	if (IS_ERR(event)) {
-		ret = PTR_ERR(event);
-		aux_hidden_free(h);
-		goto unlock;
-	}
-	h->event = event;
-	h->sampler = NULL;
-	list_add(&h->entry, &aux_hidden_list);
-link:
 	if (!aux_hidden_can_position(h->event->pmu, &sampler->attr)) {
-		/* Not the hidden event's last user: it was there before. */
-		h->users--;
-		ret = -EOPNOTSUPP;
-		goto unlock;
+		aux_hidden_put(h);
+		return -EOPNOTSUPP;
 	}
 	WRITE_ONCE(sampler->aux_event, h->event);
-unlock:
-	mutex_unlock(&aux_hidden_mutex);
-	return ret;
+	return 0;
 }
 
 /**
@@ -286,26 +355,17 @@ unlock:
  */
 void perf_aux_sample_detach(struct perf_event *sampler)
 {
-	struct perf_event *event = NULL;
-	struct perf_aux_hidden *h;
+	struct perf_aux_hidden *h = NULL;
 
 	mutex_lock(&aux_hidden_mutex);
-	if (!sampler->aux_event)
-		goto unlock;
-
-	h = sampler->aux_event->aux_hidden;
-	WRITE_ONCE(sampler->aux_event, NULL);
-	if (--h->users)
-		goto unlock;
-
-	list_del(&h->entry);
-	event = h->event;
-unlock:
+	if (sampler->aux_event) {
+		h = sampler->aux_event->aux_hidden;
+		WRITE_ONCE(sampler->aux_event, NULL);
+	}
 	mutex_unlock(&aux_hidden_mutex);
 
-	/* Takes the hidden event's context mutex; frees @h. */
-	if (event)
-		perf_event_release_kernel(event);
+	if (h)
+		aux_hidden_put(h);
 }
 
 /*
@@ -358,7 +418,12 @@ void perf_aux_sample_free(struct perf_event *event)
 		RCU_INIT_POINTER(event->rb, NULL);
 		ring_buffer_put(rb);	/* samplers may still hold it */
 	}
-	if (event->aux_hidden->event == event)
+	/*
+	 * An inherited copy leaves the original's struct alone: the original
+	 * may be freed first.  An original whose creation failed has none
+	 * of its own yet: perf_aux_sample_attach() frees it.
+	 */
+	if (!event->parent && event->aux_hidden->event == event)
 		aux_hidden_free(event->aux_hidden);
 }
 
@@ -415,7 +480,7 @@ void perf_aux_sample_inherit(struct task_struct *child)
 			h = event->aux_hidden;
 			if (!h || event->rb)
 				continue;
-			rb = rb_alloc_kernel(event, h->nr_pages, h->user, h->mm);
+			rb = rb_alloc_kernel(event, h->nr_pages, h->user);
 			if (IS_ERR(rb))
 				perf_free_event(event, ctx);
 			else
@@ -466,4 +531,83 @@ void perf_aux_sample_show_fdinfo(struct seq_file *m, struct perf_event *event)
 	mutex_unlock(&aux_hidden_mutex);
 	seq_printf(m, "aux_sample_misses:\t%lld\n",
 		   atomic64_read(&event->aux_sample_misses));
+}
+
+/*
+ * Support is told positively in sysfs, for tools not to guess it from
+ * errnos that other kernels give for other reasons:
+ * /sys/bus/event_source/aux_sample_flags, the aux_sample_flags bits this
+ * kernel knows (so it has the attr fields of hidden AUX samplers), and for
+ * each PMU that can serve as one, caps/aux_sample and, if it tells trace
+ * positions, caps/aux_position.
+ */
+static ssize_t aux_sample_flags_show(struct bus_type *bus, char *buf)
+{
+	return sysfs_emit(buf, "%#x\n", PERF_AUX_SAMPLE_POSITION);
+}
+static BUS_ATTR_RO(aux_sample_flags);
+
+static struct attribute *aux_sample_bus_attrs[] = {
+	&bus_attr_aux_sample_flags.attr,
+	NULL,
+};
+
+static const struct attribute_group aux_sample_bus_group = {
+	.attrs	= aux_sample_bus_attrs,
+};
+
+const struct attribute_group *perf_aux_sample_bus_groups[] = {
+	&aux_sample_bus_group,
+	NULL,
+};
+
+static ssize_t aux_cap_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "1\n");
+}
+
+static struct device_attribute dev_attr_aux_sample =
+	__ATTR(aux_sample, 0444, aux_cap_show, NULL);
+static struct device_attribute dev_attr_aux_position =
+	__ATTR(aux_position, 0444, aux_cap_show, NULL);
+
+static struct attribute *aux_sample_caps[] = {
+	&dev_attr_aux_sample.attr,
+	NULL,
+};
+
+static struct attribute *aux_position_caps[] = {
+	&dev_attr_aux_sample.attr,
+	&dev_attr_aux_position.attr,
+	NULL,
+};
+
+/**
+ * perf_aux_sample_add_caps - say in sysfs what AUX samples a PMU can take
+ * @pmu: a PMU whose device was just added
+ *
+ * Adds caps/aux_sample (and caps/aux_position) to a PMU that can serve as
+ * a hidden AUX event, in the caps group that the PMU may have of its own.
+ *
+ * Context: process context, from pmu_dev_alloc().
+ * Return: 0 or a negative errno from sysfs.
+ */
+int perf_aux_sample_add_caps(struct pmu *pmu)
+{
+	struct attribute_group group = {
+		.name	= "caps",
+		.attrs	= aux_sample_caps,
+	};
+	int ret;
+
+	if (!pmu->snapshot_aux)
+		return 0;
+	if (pmu->capabilities & PERF_PMU_CAP_AUX_POSITION)
+		group.attrs = aux_position_caps;
+
+	ret = sysfs_merge_group(&pmu->dev->kobj, &group);
+	if (ret == -ENOENT)
+		ret = sysfs_create_group(&pmu->dev->kobj, &group);
+	return ret;
 }

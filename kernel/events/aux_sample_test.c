@@ -5,8 +5,11 @@
  */
 
 #include <kunit/test.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/mm_types.h>
 #include <linux/perf_event.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 #include <linux/slab.h>
 
@@ -56,8 +59,9 @@ static void check_attr_rejects(struct kunit *test)
 {
 	struct perf_event_attr attr;
 
+	/* A counting event takes no samples. */
 	hidden_sampler(&attr);
-	attr.__reserved_4 = 1;
+	attr.sample_period = 0;
 	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), -EINVAL);
 
 	hidden_sampler(&attr);
@@ -183,21 +187,53 @@ static void mlock_lowered_allowance(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->mm->pinned_vm), 0);
 }
 
-/* Without an mm, only what fits the user's allowance can be charged. */
-static void mlock_no_mm(struct kunit *test)
+/* Without an mm (a buffer nobody maps) the excess locks the user's pages. */
+static void mlock_no_mm_locks_user(struct kunit *test)
 {
 	struct mlock_fixture *f = test->priv;
 	unsigned long pinned;
 
-	KUNIT_EXPECT_EQ(test, rb_mlock_charge(f->user, NULL, f->limit + 1,
-					      &pinned), -EPERM);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->user->perf_mlock), 0);
-
-	KUNIT_ASSERT_EQ(test, rb_mlock_charge(f->user, NULL, f->limit,
+	KUNIT_ASSERT_EQ(test, rb_mlock_charge(f->user, NULL, f->limit + 3,
 					      &pinned), 0);
-	KUNIT_EXPECT_EQ(test, pinned, 0);
-	rb_mlock_uncharge(f->user, NULL, f->limit, pinned);
+	KUNIT_EXPECT_EQ(test, pinned, 3);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->user->perf_mlock),
+			f->limit);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->user->locked_vm), 3);
+
+	rb_mlock_uncharge(f->user, NULL, f->limit + 3, pinned);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->user->perf_mlock), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->user->locked_vm), 0);
+}
+
+/* ... within RLIMIT_MEMLOCK, for a task without CAP_IPC_LOCK. */
+static void mlock_no_mm_over_rlimit(struct kunit *test)
+{
+	unsigned long rlim = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct mlock_fixture *f = test->priv;
+	const struct cred *old;
+	unsigned long pinned;
+	struct cred *cred;
+
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cap_lower(cred->cap_effective, CAP_IPC_LOCK);
+	old = override_creds(cred);
+
+	KUNIT_EXPECT_EQ(test, rb_mlock_charge(f->user, NULL,
+					      f->limit + rlim + 1, &pinned),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->user->perf_mlock), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->user->locked_vm), 0);
+
+	if (rb_mlock_charge(f->user, NULL, f->limit + rlim, &pinned) == 0) {
+		KUNIT_EXPECT_EQ(test, pinned, rlim);
+		rb_mlock_uncharge(f->user, NULL, f->limit + rlim, pinned);
+	} else {
+		KUNIT_FAIL(test, "the allowance plus RLIMIT_MEMLOCK is refused");
+	}
+
+	revert_creds(old);
+	put_cred(cred);
 }
 
 static struct kunit_case check_attr_cases[] = {
@@ -215,7 +251,8 @@ static struct kunit_case mlock_cases[] = {
 	KUNIT_CASE(mlock_within_allowance),
 	KUNIT_CASE(mlock_excess_is_pinned),
 	KUNIT_CASE(mlock_lowered_allowance),
-	KUNIT_CASE(mlock_no_mm),
+	KUNIT_CASE(mlock_no_mm_locks_user),
+	KUNIT_CASE(mlock_no_mm_over_rlimit),
 	{}
 };
 

@@ -43,7 +43,9 @@
  * sequence number.
  */
 #include <linux/bitfield.h>
+#include <linux/capability.h>
 #include <linux/compiler.h>
+#include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
@@ -62,6 +64,23 @@
 #include <asm/irq_regs.h>
 
 #include "ptsim.h"
+
+/*
+ * Knobs in debugfs (ptsim/), for tests, the way netdevsim has them:
+ *
+ *  - unprivileged: let users without CAP_PERFMON create ptsim events.
+ *    Each event runs a 10 us hrtimer, unthrottled, so by default only
+ *    perfmon_capable() users may.
+ *  - fail_setup_aux: ->setup_aux() fails, as when a PMU has no memory
+ *    for its buffer.
+ *  - snapshot_no_trace: ->snapshot_aux() finds no trace, as around
+ *    ->add() or ->del(): the samples carry a position (if asked for)
+ *    of no bytes and padding.
+ */
+static bool ptsim_unprivileged;
+static bool ptsim_fail_setup_aux;
+static bool ptsim_snapshot_no_trace;
+static struct dentry *ptsim_debugfs;
 
 static struct pmu ptsim_pmu;
 
@@ -375,7 +394,7 @@ static long ptsim_snapshot_aux(struct perf_event *event,
 	unsigned long trace = 0, to = 0, pad;
 	long ret;
 
-	if (READ_ONCE(ev->active)) {
+	if (READ_ONCE(ev->active) && !READ_ONCE(ptsim_snapshot_no_trace)) {
 		struct ptsim_buf *buf = READ_ONCE(ev->buf);
 		unsigned long busy;
 
@@ -412,7 +431,8 @@ static void *ptsim_setup_aux(struct perf_event *event, void **pages,
 	struct ptsim_buf *buf;
 
 	/* perf_mmap() only allows a power of two AUX pages. */
-	if (nr_pages <= 0 || !is_power_of_2(nr_pages))
+	if (nr_pages <= 0 || !is_power_of_2(nr_pages) ||
+	    READ_ONCE(ptsim_fail_setup_aux))
 		return NULL;
 
 	buf = kzalloc_node(sizeof(*buf), GFP_KERNEL, node);
@@ -445,6 +465,9 @@ static int ptsim_event_init(struct perf_event *event)
 
 	if (attr->type != ptsim_pmu.type)
 		return -ENOENT;
+
+	if (!READ_ONCE(ptsim_unprivileged) && !perfmon_capable())
+		return -EACCES;
 
 	/* There is no counter to overflow: no sampling. */
 	if (is_sampling_event(event))
@@ -586,10 +609,11 @@ static struct pmu ptsim_pmu = {
 	/*
 	 * Not EXCLUSIVE: ptsim events do not share any hardware, so several
 	 * can run at once, each tracing into its own buffer.  NO_INTERRUPT:
-	 * there are no overflow interrupts to sample with.
+	 * there are no overflow interrupts to sample with.  NO_NMI: the
+	 * perf clock is read in the hrtimer only, so any clockid will do.
 	 */
 	.capabilities	= PERF_PMU_CAP_ITRACE | PERF_PMU_CAP_NO_INTERRUPT |
-			  PERF_PMU_CAP_AUX_POSITION,
+			  PERF_PMU_CAP_NO_NMI | PERF_PMU_CAP_AUX_POSITION,
 	.attr_groups	= ptsim_attr_groups,
 	.event_init	= ptsim_event_init,
 	.add		= ptsim_add,
@@ -604,12 +628,24 @@ static struct pmu ptsim_pmu = {
 
 static int __init ptsim_init(void)
 {
-	return perf_pmu_register(&ptsim_pmu, "ptsim", -1);
+	int ret = perf_pmu_register(&ptsim_pmu, "ptsim", -1);
+
+	if (ret)
+		return ret;
+	ptsim_debugfs = debugfs_create_dir("ptsim", NULL);
+	debugfs_create_bool("unprivileged", 0600, ptsim_debugfs,
+			    &ptsim_unprivileged);
+	debugfs_create_bool("fail_setup_aux", 0600, ptsim_debugfs,
+			    &ptsim_fail_setup_aux);
+	debugfs_create_bool("snapshot_no_trace", 0600, ptsim_debugfs,
+			    &ptsim_snapshot_no_trace);
+	return 0;
 }
 module_init(ptsim_init);
 
 static void __exit ptsim_exit(void)
 {
+	debugfs_remove_recursive(ptsim_debugfs);
 	perf_pmu_unregister(&ptsim_pmu);
 }
 module_exit(ptsim_exit);

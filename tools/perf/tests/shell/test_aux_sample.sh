@@ -22,7 +22,9 @@
 # ptwrites; that perf script fails, saying why, on a recording with a
 # garbled position header; and that -A refuses a PMU that does not exist, a
 # PMU that cannot take AUX samples, a sample size too large, a
-# configuration the PMU refuses and terms outside config.
+# configuration the PMU refuses and terms outside config.  perf learns what
+# the kernel and the PMU can do from sysfs: the other kernels and PMUs are
+# fake sysfs trees (SYSFS_PATH) that lack what they would lack.
 
 set -e
 
@@ -296,92 +298,93 @@ test_hidden()
 	fi
 }
 
-# An LD_PRELOAD library that gives perf record the answers of kernels that
-# lack part of what -A uses, as they give them, for the real kernel cannot
-# lose a feature: with AUXS_KERNEL=old, those of Linux 6.1, whose struct
-# perf_event_attr ends at byte 128 and which refuses a larger attr with a
-# non-zero byte past that (E2BIG); with AUXS_KERNEL=nopos, those for a PMU
-# that cannot tell trace positions, as Intel PT (EOPNOTSUPP to
-# aux_sample_flags PERF_AUX_SAMPLE_POSITION).  All else goes to the kernel.
-build_kernel_answers()
+# A sysfs for perf record (SYSFS_PATH="${sysfs}"): links to all of /sys
+# but for bus/event_source and the caps of ptsim, made of links too, less
+# what another kernel (@kernel) would not have there: "old", Linux 6.1,
+# which has no hidden AUX events (no bus/event_source/aux_sample_flags, no
+# caps/aux_sample or caps/aux_position); "nopos", ptsim as a PMU that
+# cannot tell trace positions, as Intel PT (no caps/aux_position);
+# "nosample", ptsim as a PMU that cannot take AUX samples (neither caps).
+# This is what perf reads to know what -A can do; the kernel it then opens
+# the events on is the real one.
+fake_sysfs()
 {
-	cat << _end_of_file_ | cc -shared -fPIC -o "${temp_dir}/answers.so" -xc - -ldl
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
+	kernel=$1
+	sysfs="${temp_dir}/sysfs-${kernel}"
+	caps=bus/event_source/devices/ptsim/caps
 
-#define OLD_ATTR_SIZE		128
-#define AUX_SAMPLE_FLAGS	140	/* offset of attr.aux_sample_flags */
-#define AUX_SAMPLE_POSITION	0x01
+	rm -rf "${sysfs}"
+	mkdir -p "${sysfs}/${caps}"
+	link_sysfs "" bus
+	link_sysfs bus event_source
+	link_sysfs bus/event_source devices
+	link_sysfs bus/event_source/devices ptsim
+	link_sysfs bus/event_source/devices/ptsim caps
+	link_sysfs "${caps}" ""
 
-static int refuse(const unsigned char *attr)
-{
-	const char *kernel = getenv("AUXS_KERNEL");
-	uint32_t size, flags;
-
-	memcpy(&size, attr + 4, sizeof(size));
-	if (!strcmp(kernel, "old")) {
-		for (; size > OLD_ATTR_SIZE; size--)
-			if (attr[size - 1])
-				return E2BIG;
-	} else if (!strcmp(kernel, "nopos") &&
-		   size >= AUX_SAMPLE_FLAGS + sizeof(flags)) {
-		memcpy(&flags, attr + AUX_SAMPLE_FLAGS, sizeof(flags));
-		if (flags & AUX_SAMPLE_POSITION)
-			return EOPNOTSUPP;
-	}
-	return 0;
+	case "${kernel}" in
+	old)
+		rm -f "${sysfs}/bus/event_source/aux_sample_flags" \
+			"${sysfs}/${caps}/aux_sample" "${sysfs}/${caps}/aux_position"
+		;;
+	nopos)
+		rm -f "${sysfs}/${caps}/aux_position"
+		;;
+	nosample)
+		rm -f "${sysfs}/${caps}/aux_sample" "${sysfs}/${caps}/aux_position"
+		;;
+	esac
 }
 
-long syscall(long nr, ...)
+# Link each entry of /sys/@dir but @skip from the same directory of the
+# fake sysfs.
+link_sysfs()
 {
-	long (*real)(long, ...) = dlsym(RTLD_NEXT, "syscall");
-	long a[6];
-	va_list ap;
-	int i;
+	dir=$1
+	skip=$2
 
-	va_start(ap, nr);
-	for (i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	if (nr == __NR_perf_event_open && getenv("AUXS_KERNEL")) {
-		i = refuse((const unsigned char *)a[0]);
-		if (i) {
-			errno = i;
-			return -1;
-		}
-	}
-	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-}
-_end_of_file_
+	for f in "/sys/${dir:+${dir}/}"* ; do
+		if [ "${f##*/}" != "${skip}" ] ; then
+			ln -s "${f}" "${sysfs}/${dir}"
+		fi
+	done
 }
 
-# perf record -A ptsim on a kernel without hidden AUX events, as the library
-# makes it look (@kernel "old"), or asked for the group-leader form: a group
-# led by ptsim, whose ptwrites perf script shows.
+# perf record ARGS... with the sysfs of fake_sysfs @kernel, or /sys if "".
+record_on()
+{
+	kernel=$1
+	shift
+
+	if [ -z "${kernel}" ] ; then
+		perf record "$@"
+		return
+	fi
+	fake_sysfs "${kernel}"
+	SYSFS_PATH="${sysfs}" perf record "$@"
+}
+
+# perf record -A ptsim on a kernel without hidden AUX events, as the fake
+# sysfs shows one (@kernel "old"), or asked for the group-leader form: a
+# group led by ptsim, whose ptwrites perf script shows.
 test_group()
 {
 	kernel=$1
 
 	if [ "${kernel}" = "old" ] ; then
 		echo "--- Test perf record -A ptsim on a kernel without hidden AUX events ---"
-		set -- env AUXS_KERNEL=old LD_PRELOAD="${temp_dir}/answers.so" \
-			perf record -A ptsim
+		set -- old -A ptsim
 	else
 		# A term outside config, which only the group form takes
 		echo "--- Test perf record --aux-sample-group -A ptsim/interval=200/ ---"
-		set -- perf record --aux-sample-group -A ptsim/interval=200/
+		set -- "" --aux-sample-group -A ptsim/interval=200/
 	fi
 
-	if ! "$@" -e cpu-clock:u -o "${perfdata}" -- \
+	if ! record_on "$@" -e cpu-clock:u -o "${perfdata}" -- \
 			"${workload}" ${spin_ms} > "${errfile}" 2>&1 ; then
 		cat "${errfile}"
-		echo "$* failed"
+		shift
+		echo "perf record $* failed${kernel:+ (${kernel} kernel)}"
 		err=1
 		return
 	fi
@@ -418,14 +421,13 @@ count_ptwrites()
 }
 
 # perf record -A ptsim for a PMU that cannot tell trace positions, as the
-# library makes ptsim look: hidden AUX events without positions, with a
+# fake sysfs shows ptsim: hidden AUX events without positions, with a
 # warning, whose samples perf script decodes as upstream does.
 test_no_positions()
 {
 	echo "--- Test perf record -A ptsim where the PMU cannot tell positions ---"
 
-	if ! AUXS_KERNEL=nopos LD_PRELOAD="${temp_dir}/answers.so" \
-			perf record -A ptsim -e cpu-clock:u -o "${perfdata}" -- \
+	if ! record_on nopos -A ptsim -e cpu-clock:u -o "${perfdata}" -- \
 			"${workload}" ${spin_ms} > "${errfile}" 2>&1 ; then
 		cat "${errfile}"
 		echo "perf record -A ptsim failed (no positions)"
@@ -479,10 +481,18 @@ test_cpu_wide()
 # perf record "$@" must fail saying something that matches @pattern.
 expect_error()
 {
-	pattern=$1
-	shift
+	expect_error_on "" "$@"
+}
 
-	if perf record "$@" -o "${perfdata}" -- true > "${errfile}" 2>&1 ; then
+# expect_error with the sysfs of fake_sysfs @kernel.
+expect_error_on()
+{
+	kernel=$1
+	pattern=$2
+	shift 2
+
+	if record_on "${kernel}" "$@" -o "${perfdata}" -- true \
+			> "${errfile}" 2>&1 ; then
 		echo "perf record $* succeeded"
 		err=1
 	elif ! grep -Ei -m1 -- "${pattern}" "${errfile}" ; then
@@ -566,6 +576,7 @@ test_errors()
 	expect_error "no such PMU" -A nosuchpmu
 	expect_error "size" -A ptsim --aux-sample=70000
 	expect_error "cannot take AUX samples" -A software
+	expect_error_on nosample "cannot take AUX samples" -A ptsim
 	expect_error "refuses a hidden AUX event of this configuration" \
 		-A ptsim/psb_period=9/
 	expect_error "only terms of config" -A ptsim/interval=200/
@@ -574,7 +585,6 @@ test_errors()
 test_hidden ""
 test_hidden ${small_size}
 test_cpu_wide
-build_kernel_answers
 test_group
 test_group old
 test_no_positions

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
+#include <api/fs/fs.h>
 
 #include "../cloexec.h"
 #include "../debug.h"
@@ -102,14 +103,56 @@ static int auxsample__size(const char *str, u32 *size)
 	return 0;
 }
 
+/* Whether sysfs lists capability @cap ("1") of @pmu. */
+static bool auxsample__pmu_cap(struct perf_pmu *pmu, const char *cap)
+{
+	char name[32];
+	int val;
+
+	snprintf(name, sizeof(name), "caps/%s", cap);
+	return perf_pmu__scan_file(pmu, name, "%d", &val) == 1 && val;
+}
+
 /*
- * Ask the kernel which form it can do, with a sampler on this thread that
- * is never enabled.  A kernel that does not know the hidden-sampler fields
- * refuses them as unknown (E2BIG).
+ * The form that the kernel says, in sysfs, it can do: bus/event_source/
+ * aux_sample_flags (the aux_sample_flags bits it knows) is there iff it has
+ * hidden AUX events, and a PMU that can serve as one has caps/aux_sample,
+ * and caps/aux_position if it tells trace positions.
  */
-static int auxsample__probe(const char *spec,
+static int auxsample__form(const char *spec, const struct perf_event_attr *aux,
+			   enum auxsample_form *form)
+{
+	unsigned long long flags;
+	struct perf_pmu *pmu;
+
+	if (sysfs__read_ull("bus/event_source/aux_sample_flags", &flags)) {
+		*form = AUXSAMPLE_GROUP;
+		return 0;
+	}
+
+	pmu = perf_pmu__find_by_type(aux->type);
+	if (!pmu || !auxsample__pmu_cap(pmu, "aux_sample")) {
+		pr_err("-A %s: this PMU cannot take AUX samples\n", spec);
+		return -EOPNOTSUPP;
+	}
+
+	if ((flags & PERF_AUX_SAMPLE_POSITION) &&
+	    auxsample__pmu_cap(pmu, "aux_position"))
+		*form = AUXSAMPLE_HIDDEN_POSITION;
+	else
+		*form = AUXSAMPLE_HIDDEN;
+	return 0;
+}
+
+/*
+ * Open the hidden AUX event of @form that the events will have, with a
+ * sampler on this thread that is never enabled, for a configuration that
+ * the PMU refuses to be told as such.  What the sampler is not allowed to
+ * do here, say, the real events will tell.
+ */
+static int auxsample__check(const char *spec,
 			    const struct perf_event_attr *aux, u32 size,
-			    enum auxsample_form *form)
+			    enum auxsample_form form)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -120,42 +163,60 @@ static int auxsample__probe(const char *spec,
 		.aux_sample_size = size,
 		.aux_sample_type = aux->type,
 		.aux_sample_config = aux->config,
-		.aux_sample_flags = PERF_AUX_SAMPLE_POSITION,
 		.disabled = 1,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	int fd;
+	int fd, err;
 
-	for (*form = AUXSAMPLE_HIDDEN_POSITION;; *form = AUXSAMPLE_HIDDEN) {
-		fd = sys_perf_event_open(&attr, 0, -1, -1,
-					 perf_event_open_cloexec_flag());
-		if (fd >= 0) {
-			close(fd);
-			return 0;
-		}
-		if (errno != EOPNOTSUPP || !attr.aux_sample_flags)
-			break;
-		attr.aux_sample_flags = 0;
+	if (form == AUXSAMPLE_HIDDEN_POSITION)
+		attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
+	fd = sys_perf_event_open(&attr, 0, -1, -1,
+				 perf_event_open_cloexec_flag());
+	if (fd >= 0) {
+		close(fd);
+		return 0;
 	}
 
-	switch (errno) {
-	case E2BIG:
-		*form = AUXSAMPLE_GROUP;
-		return 0;
-	case EOPNOTSUPP:
-		pr_err("-A %s: this PMU cannot take AUX samples\n", spec);
-		return -EOPNOTSUPP;
+	err = errno;
+	switch (err) {
 	case EINVAL:
 		pr_err("-A %s: the kernel refuses a hidden AUX event of this configuration\n",
 		       spec);
 		return -EINVAL;
+	case E2BIG:
+	case EOPNOTSUPP:
+		pr_err("-A %s: the kernel refuses the hidden AUX event that sysfs offers: %s\n",
+		       spec, strerror(err));
+		return -err;
 	default:
-		/* Not allowed here, say; the real events will tell. */
-		pr_debug("-A: probing the kernel: %s\n", strerror(errno));
-		*form = AUXSAMPLE_HIDDEN_POSITION;
+		pr_debug("-A %s: checking the hidden AUX event: %s\n",
+			 spec, strerror(err));
 		return 0;
 	}
+}
+
+/* The form to record in, or an error, having said what is wrong. */
+static int auxsample__choose(const char *spec,
+			     const struct perf_event_attr *aux, u32 size,
+			     bool group, enum auxsample_form *form)
+{
+	int err;
+
+	*form = AUXSAMPLE_GROUP;
+	if (group)
+		return 0;
+	err = auxsample__form(spec, aux, form);
+	if (err || *form == AUXSAMPLE_GROUP)
+		return err;
+
+	/* A hidden AUX event takes its config from aux_sample_config alone. */
+	if (aux->config1 || aux->config2) {
+		pr_err("-A %s: only terms of config can be given to a hidden AUX event (--aux-sample-group takes any)\n",
+		       spec);
+		return -EINVAL;
+	}
+	return auxsample__check(spec, aux, size, *form);
 }
 
 static void auxsample__hidden(struct evlist *evlist,
@@ -237,21 +298,10 @@ int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 			goto out;
 	}
 
-	if (opts->aux_sample_group)
-		form = AUXSAMPLE_GROUP;
-	else
-		err = auxsample__probe(spec, &aux->core.attr, size, &form);
+	err = auxsample__choose(spec, &aux->core.attr, size,
+				opts->aux_sample_group, &form);
 	if (err)
 		goto out;
-
-	/* A hidden AUX event takes its config from aux_sample_config alone. */
-	if (form != AUXSAMPLE_GROUP &&
-	    (aux->core.attr.config1 || aux->core.attr.config2)) {
-		pr_err("-A %s: only terms of config can be given to a hidden AUX event (--aux-sample-group takes any)\n",
-		       spec);
-		err = -EINVAL;
-		goto out;
-	}
 
 	switch (form) {
 	case AUXSAMPLE_HIDDEN:

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -815,106 +816,82 @@ TEST_F(aux_sample, sample_size_picks_buffer)
 	EXPECT_EQ(h[2].users, 2);
 }
 
-/* VmPin of this process in kB, -1 if there is none. */
-static long vm_pin_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[128];
-	long kb = -1;
+/*
+ * What the hidden buffers of a user's samplers are charged: with
+ * perf_event_mlock_kb at 0, all of a hidden event's buffer, its AUX pages
+ * and one, goes to the user's locked pages, here limited by RLIMIT_MEMLOCK
+ * to exactly one such buffer.  The user's charge is not visible in /proc,
+ * so it is measured by what still opens.  Returns 0 or the failed step.
+ */
+#define PIN_SIZE	12288	/* 4 AUX pages */
+#define PIN_PAGES	(4 + 1)
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
+static int one_buffer_allowed(struct env *e)
+{
+	long page = e->page;
+	struct rlimit lim = { PIN_PAGES * page, PIN_PAGES * page };
+	struct perf_event_attr attr;
+	int a, b, c;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &lim) || ptsim_become_nobody())
+		return 1;
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+		    TASK_CLOCK_NS, PERF_SAMPLE_IP);
+	attr.aux_sample_size = PIN_SIZE;
+	a = ptsim_open(&attr, 0, -1, -1);
+	if (a < 0)
+		return 2;
+	/* Shares the hidden event and its charge. */
+	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+	attr.sample_period = 1;
+	b = ptsim_open(&attr, 0, -1, -1);
+	if (b < 0)
+		return 3;
+	/* Needs a hidden event of its own: over the limit. */
+	attr.exclude_hv = 0;
+	if (ptsim_open(&attr, 0, -1, -1) >= 0 || errno != EPERM)
+		return 4;
+	/* Refunded when the last sampler goes, not before. */
+	close(a);
+	if (ptsim_open(&attr, 0, -1, -1) >= 0 || errno != EPERM)
+		return 5;
+	close(b);
+	c = ptsim_open(&attr, 0, -1, -1);
+	if (c < 0)
+		return 6;
+	close(c);
+	return 0;
 }
 
-/*
- * With perf_event_mlock_kb at 0, the whole of a hidden event's buffer,
- * its AUX pages and one, is charged to the opener's pinned_vm (VmPin).
- * Needs root to set it; the teardown restores it.
- */
-static void no_mlock_allowance(struct __test_metadata *_metadata, struct env *e)
+TEST_F(aux_sample, buffers_charged_to_user_once)
 {
+	struct env *e = &self->e;
+	bool unprivileged;
+	long paranoid;
+	int status;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	if (geteuid())
+		SKIP(return, "needs root for perf_event_mlock_kb");
 	ASSERT_EQ(ptsim_sysctl_get("perf_event_mlock_kb", &e->mlock_kb), 0);
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 0), 0);
 	e->mlock_saved = true;
-}
+	ASSERT_EQ(ptsim_sysctl_get("perf_event_paranoid", &paranoid), 0);
+	ASSERT_EQ(ptsim_knob_get("unprivileged", &unprivileged), 0);
+	ASSERT_EQ(ptsim_sysctl_set("perf_event_paranoid", 2), 0);
+	ASSERT_EQ(ptsim_knob_set("unprivileged", true), 0);
 
-#define PIN_SIZE	12288	/* 4 AUX pages */
-#define PIN_KB(e)	((4 + 1) * (long)(e)->page / 1024)
-
-TEST_F(aux_sample, shared_buffer_charged_once)
-{
-	struct env *e = &self->e;
-	struct perf_event_attr attr;
-	struct hidden h[2];
-	long base;
-
-	if (_metadata->skip)
-		return;
-	if (geteuid())
-		SKIP(return, "needs root for perf_event_mlock_kb");
-	no_mlock_allowance(_metadata, e);
-	base = vm_pin_kb();
-	ASSERT_GE(base, 0);
-
-	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
-		    TASK_CLOCK_NS, PERF_SAMPLE_IP);
-	attr.aux_sample_size = PIN_SIZE;
-	open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
-	EXPECT_EQ(vm_pin_kb(), base + PIN_KB(e));
-
-	hidden_attr(&attr, e->type, PERF_COUNT_SW_PAGE_FAULTS, 1,
-		    PERF_SAMPLE_IP);
-	attr.aux_sample_size = PIN_SIZE;
-	open_sampler(_metadata, e, 1, &attr, 0, -1, 0);
-	hidden_info(_metadata, e->fd[0], &h[0]);
-	hidden_info(_metadata, e->fd[1], &h[1]);
-	EXPECT_EQ(h[0].id, h[1].id);
-	EXPECT_EQ(h[1].users, 2);
-	EXPECT_EQ(h[1].pages, 4);
-	EXPECT_EQ(vm_pin_kb(), base + PIN_KB(e));
-
-	/* Refunded when the last sampler goes, not before. */
-	close_sampler(e, 0);
-	EXPECT_EQ(vm_pin_kb(), base + PIN_KB(e));
-	close_sampler(e, 1);
-	EXPECT_EQ(vm_pin_kb(), base);
-}
-
-TEST_F(aux_sample, separate_buffers_charged_each)
-{
-	struct env *e = &self->e;
-	struct perf_event_attr attr;
-	struct hidden h[2];
-	long base;
-
-	if (_metadata->skip)
-		return;
-	if (geteuid())
-		SKIP(return, "needs root for perf_event_mlock_kb");
-	no_mlock_allowance(_metadata, e);
-	base = vm_pin_kb();
-	ASSERT_GE(base, 0);
-
-	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
-		    TASK_CLOCK_NS, PERF_SAMPLE_IP);
-	attr.aux_sample_size = PIN_SIZE;
-	open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
-	attr.exclude_hv = 0;
-	open_sampler(_metadata, e, 1, &attr, 0, -1, 0);
-	hidden_info(_metadata, e->fd[0], &h[0]);
-	hidden_info(_metadata, e->fd[1], &h[1]);
-	EXPECT_NE(h[0].id, h[1].id);
-	EXPECT_EQ(vm_pin_kb(), base + 2 * PIN_KB(e));
-
-	close_sampler(e, 1);
-	EXPECT_EQ(vm_pin_kb(), base + PIN_KB(e));
-	close_sampler(e, 0);
-	EXPECT_EQ(vm_pin_kb(), base);
+	fflush(stdout);
+	pid = fork();
+	if (!pid)
+		_exit(one_buffer_allowed(e));
+	EXPECT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(ptsim_knob_set("unprivileged", unprivileged), 0);
+	EXPECT_EQ(ptsim_sysctl_set("perf_event_paranoid", paranoid), 0);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 /*
@@ -949,9 +926,13 @@ static void check_inherited(struct __test_metadata *_metadata, struct env *e,
 	check_phase(_metadata, &run, &e->b, FN_B(e), FN_A(e), NULL, other);
 	run_free(&run);
 
+	/*
+	 * A task's first sample can come before its copy of the hidden
+	 * event wrote anything: at most one miss per task.
+	 */
 	hidden_info(_metadata, e->fd[0], &h);
 	EXPECT_EQ(h.users, 1);
-	EXPECT_EQ(h.misses, 0);
+	EXPECT_LE(h.misses, 2);
 }
 
 struct worker {

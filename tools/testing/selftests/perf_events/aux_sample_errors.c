@@ -14,13 +14,15 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <endian.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -28,7 +30,14 @@
 
 #define SAMPLE_SIZE	4096
 #define PERIOD_NS	1000000
-#define NOBODY		65534
+
+/* A hidden ptsim sampler that opens, on task-clock. */
+static void sampler_of_errors_attr(struct perf_event_attr *attr)
+{
+	ptsim_sampler_attr(attr, PERF_COUNT_SW_TASK_CLOCK, PERIOD_NS,
+			   PERF_SAMPLE_IP, SAMPLE_SIZE);
+	attr->aux_sample_type = ptsim_type();
+}
 
 FIXTURE(aux_sample_errors)
 {
@@ -43,9 +52,7 @@ FIXTURE_SETUP(aux_sample_errors)
 		SKIP(return, "no ptsim PMU (CONFIG_PTSIM)");
 	if (!ptsim_can_sample())
 		SKIP(return, "ptsim is a module: no AUX sampling");
-	ptsim_sampler_attr(&self->attr, PERF_COUNT_SW_TASK_CLOCK, PERIOD_NS,
-			   PERF_SAMPLE_IP, SAMPLE_SIZE);
-	self->attr.aux_sample_type = self->type;
+	sampler_of_errors_attr(&self->attr);
 }
 
 FIXTURE_TEARDOWN(aux_sample_errors)
@@ -136,14 +143,15 @@ TEST_F(aux_sample_errors, reserved_4_set)
 
 	if (_metadata->skip)
 		return;
+	/* As unknown as the bytes past its attr are to Linux 6.1: E2BIG. */
 	self->attr.__reserved_4 = 1;
-	ASSERT_EQ(open_errno(&self->attr, -1), EINVAL);
+	ASSERT_EQ(open_errno(&self->attr, -1), E2BIG);
 
 	/* For any event. */
 	plain_attr(&plain);
 	ASSERT_EQ(open_errno(&plain, -1), 0);
 	plain.__reserved_4 = 1ULL << 63;
-	ASSERT_EQ(open_errno(&plain, -1), EINVAL);
+	ASSERT_EQ(open_errno(&plain, -1), E2BIG);
 }
 
 TEST_F(aux_sample_errors, unknown_aux_sample_flags)
@@ -269,6 +277,166 @@ TEST_F(aux_sample_errors, aux_type_without_snapshot)
 	ASSERT_EQ(open_errno(&self->attr, -1), EOPNOTSUPP);
 }
 
+/* A counting event takes no samples to put trace in. */
+TEST_F(aux_sample_errors, counting_event)
+{
+	if (_metadata->skip)
+		return;
+	self->attr.sample_period = 0;
+	ASSERT_EQ(open_errno(&self->attr, -1), EINVAL);
+}
+
+/* A PMU that cannot set up the hidden event's buffer. */
+TEST_F(aux_sample_errors, setup_aux_fails)
+{
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(ptsim_knob_set("fail_setup_aux", true), 0);
+	EXPECT_EQ(open_errno(&self->attr, -1), ENOMEM);
+	ASSERT_EQ(ptsim_knob_set("fail_setup_aux", false), 0);
+	ASSERT_EQ(open_errno(&self->attr, -1), 0);
+}
+
+/* The first line of @path, "" if it cannot be read. */
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (!fgets(buf, len, f))
+		buf[0] = 0;
+	fclose(f);
+}
+
+/* Support is told in sysfs, not left to errnos. */
+TEST_F(aux_sample_errors, caps_in_sysfs)
+{
+	char buf[64];
+
+	if (_metadata->skip)
+		return;
+	read_line("/sys/bus/event_source/aux_sample_flags", buf, sizeof(buf));
+	EXPECT_STREQ(buf, "0x1\n");
+	read_line(PTSIM_SYSFS "/caps/aux_sample", buf, sizeof(buf));
+	EXPECT_STREQ(buf, "1\n");
+	read_line(PTSIM_SYSFS "/caps/aux_position", buf, sizeof(buf));
+	EXPECT_STREQ(buf, "1\n");
+	/* ptsim's own caps are still there. */
+	EXPECT_EQ(access(PTSIM_SYSFS "/caps/max_subleaf", F_OK), 0);
+	/* A PMU without an AUX area has neither. */
+	EXPECT_NE(access("/sys/bus/event_source/devices/software/caps/aux_sample",
+			 F_OK), 0);
+}
+
+/* Sample for @ms into a fresh ring buffer of @fd, which is enabled. */
+static int sample_for(int fd, struct ptsim_map *data, unsigned int ms)
+{
+	if (ptsim_map(fd, data, 256, 0, false))
+		return -1;
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		return -1;
+	ptsim_spin(ms);
+	return ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/*
+ * A PMU that reports positions but has no trace to give writes a header
+ * and padding: the sample carries no trace, and counts as a miss.
+ */
+TEST_F(aux_sample_errors, no_trace_is_a_miss)
+{
+	struct ptsim_samples ss = {};
+	struct ptsim_map data;
+	uint64_t misses = 0;
+	int fd;
+
+	if (_metadata->skip)
+		return;
+	self->attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
+	fd = ptsim_open(&self->attr, 0, -1, -1);
+	ASSERT_GE(fd, 0) TH_LOG("sampler: %s", strerror(errno));
+	ASSERT_EQ(ptsim_knob_set("snapshot_no_trace", true), 0);
+	EXPECT_EQ(sample_for(fd, &data, 20), 0);
+	ASSERT_EQ(ptsim_knob_set("snapshot_no_trace", false), 0);
+	ASSERT_GT(ptsim_read_samples(&data, PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
+				     &ss, NULL), 0);
+	ASSERT_EQ(ptsim_fdinfo_u64(fd, "aux_sample_misses", &misses), 0);
+	EXPECT_EQ(misses, ss.nr);
+	ptsim_samples_free(&ss);
+	ptsim_unmap(&data);
+	close(fd);
+}
+
+#define PT_PSB_LEN	16
+#define PT_TSC_OPC	0x19
+#define TSC_MASK	((1ULL << 56) - 1)	/* a TSC packet's 7 bytes */
+
+/* The TSC of the last PSB+ in @s, -1 if it has none. */
+static int64_t last_psb_tsc(const struct ptsim_stream *s)
+{
+	static const uint8_t psb[2] = { 0x02, 0x82 };
+	uint64_t tsc = 0;
+	size_t i, j;
+
+	for (i = s->len; i-- > 0;) {
+		if (i + PT_PSB_LEN + 8 > s->len)
+			continue;
+		for (j = 0; j < PT_PSB_LEN; j++)
+			if (s->data[i + j] != psb[j % 2])
+				break;
+		if (j < PT_PSB_LEN || s->data[i + PT_PSB_LEN] != PT_TSC_OPC)
+			continue;
+		memcpy(&tsc, s->data + i + PT_PSB_LEN + 1, 7);
+		return le64toh(tsc);
+	}
+	return -1;
+}
+
+/*
+ * The hidden event keeps the sampler's clock: CLOCK_TAI, far from the
+ * default perf clock, so that the trace's time stamps (ptsim writes the
+ * perf clock into its TSC packets) are those of the samples.
+ */
+TEST_F(aux_sample_errors, trace_time_follows_clockid)
+{
+	struct ptsim_samples ss = {};
+	struct ptsim_map data;
+	int fd, checked = 0;
+	int64_t tsc;
+	size_t i;
+
+	if (_metadata->skip)
+		return;
+	self->attr.sample_type |= PERF_SAMPLE_TIME;
+	self->attr.use_clockid = 1;
+	self->attr.clockid = CLOCK_TAI;
+	fd = ptsim_open(&self->attr, 0, -1, -1);
+	ASSERT_GE(fd, 0) TH_LOG("sampler: %s", strerror(errno));
+	EXPECT_EQ(sample_for(fd, &data, 30), 0);
+	ASSERT_GT(ptsim_read_samples(&data, PERF_SAMPLE_IP | PERF_SAMPLE_TIME |
+				     PERF_SAMPLE_AUX, &ss, NULL), 0);
+	for (i = 0; i < ss.nr; i++) {
+		uint64_t ago;
+
+		tsc = last_psb_tsc(&ss.s[i].aux);
+		if (tsc < 0)
+			continue;
+		/* The PSB+ came before the sample, by less than a second. */
+		ago = (ss.s[i].time - tsc) & TSC_MASK;
+		EXPECT_LT(ago, 1000000000ULL)
+			TH_LOG("sample %zu at %llu: PSB+ TSC %llu", i,
+			       (unsigned long long)ss.s[i].time,
+			       (unsigned long long)tsc);
+		checked++;
+	}
+	EXPECT_GT(checked, 5);
+	ptsim_samples_free(&ss);
+	ptsim_unmap(&data);
+	close(fd);
+}
+
 /*
  * Read the samples in @m and check each: @size bytes of trace (or, with
  * @first_empty, the first sample may have none yet), which decodes with
@@ -361,15 +529,110 @@ TEST_F(aux_sample_errors, old_attr_size_group_form)
 }
 
 /*
+ * A user stack dump as large as a sample record can hold: the kernel cuts
+ * it to what fits with the fields around it, and the trace gets what room
+ * is left, which is none.
+ */
+#define STACK_FILLS_RECORD	65488
+#define FULL_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_STACK_USER)
+
+/*
+ * Sample with @attr (in group @group, which @leader enables, or alone) and
+ * check that every record parses and that no sample carries trace.
+ * Returns the number of samples, or -1 with the reason in @why.
+ */
+static int full_stack_samples(struct perf_event_attr *attr, int group,
+			      char *why, size_t len)
+{
+	int enabler, fd, nr = -1;
+	struct ptsim_samples ss = {};
+	struct ptsim_map data;
+	size_t i;
+
+	fd = ptsim_open(attr, 0, -1, group);
+	if (fd < 0) {
+		snprintf(why, len, "sampler: %s", strerror(errno));
+		return -1;
+	}
+	if (ptsim_map(fd, &data, 256, 0, false)) {
+		snprintf(why, len, "mmap: %s", strerror(errno));
+		goto out_close;
+	}
+	enabler = group >= 0 ? group : fd;
+	if (ioctl(enabler, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP)) {
+		snprintf(why, len, "enable: %s", strerror(errno));
+		goto out_unmap;
+	}
+	ptsim_spin(20);
+	ioctl(enabler, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	nr = ptsim_read_samples(&data, FULL_TYPE | PERF_SAMPLE_AUX, &ss, NULL);
+	if (nr < 0)
+		snprintf(why, len, "bad ring buffer: %s", strerror(-nr));
+	for (i = 0; nr > 0 && i < ss.nr; i++) {
+		if (ss.s[i].aux.len) {
+			snprintf(why, len, "sample %zu: %zu bytes of trace",
+				 i, ss.s[i].aux.len);
+			nr = -1;
+		} else if (!ss.s[i].stack) {
+			snprintf(why, len, "sample %zu: no user stack", i);
+			nr = -1;
+		}
+	}
+	ptsim_samples_free(&ss);
+out_unmap:
+	ptsim_unmap(&data);
+out_close:
+	close(fd);
+	return nr;
+}
+
+/*
+ * Records past 64 KiB: the AUX size word and position header come after a
+ * user stack that took all the room.  Without the trace the same attr gives
+ * records of 65528 bytes; the AUX field must not wrap the record's u16 size
+ * (upstream's group form included) but carry no trace.
+ */
+TEST_F(aux_sample_errors, stack_fills_record)
+{
+	char why[256] = "";
+	int leader;
+	struct ptsim_map aux;
+
+	if (_metadata->skip)
+		return;
+	self->attr.sample_type = FULL_TYPE | PERF_SAMPLE_AUX;
+	self->attr.sample_stack_user = STACK_FILLS_RECORD;
+
+	EXPECT_GT(full_stack_samples(&self->attr, -1, why, sizeof(why)), 0)
+		TH_LOG("hidden form: %s", why);
+
+	self->attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
+	EXPECT_GT(full_stack_samples(&self->attr, -1, why, sizeof(why)), 0)
+		TH_LOG("hidden form, positions: %s", why);
+
+	self->attr.aux_sample_flags = 0;
+	self->attr.aux_sample_type = 0;
+	self->attr.disabled = 0;
+	leader = open_leader(self->type);
+	ASSERT_GE(leader, 0) TH_LOG("ptsim: %s", strerror(errno));
+	ASSERT_EQ(ptsim_map(leader, &aux, 1, 8, true), 0);
+	EXPECT_GT(full_stack_samples(&self->attr, leader, why, sizeof(why)), 0)
+		TH_LOG("group form: %s", why);
+	ptsim_unmap(&aux);
+	close(leader);
+}
+
+/*
  * Unprivileged use: a child that is user and group nobody, without
- * capabilities, at perf_event_paranoid 2.  The sysctls are set here and
- * restored by the teardown.
+ * capabilities, at perf_event_paranoid 2, and allowed to use ptsim.  The
+ * sysctls and the knob are set here and restored by the teardown.
  */
 FIXTURE(aux_sample_unpriv)
 {
 	int			type;
 	long			paranoid, mlock_kb;
 	bool			paranoid_saved, mlock_saved;
+	bool			unprivileged;	/* ptsim's debugfs knob */
 	struct perf_event_attr	attr;
 };
 
@@ -382,15 +645,15 @@ FIXTURE_SETUP(aux_sample_unpriv)
 		SKIP(return, "ptsim is a module: no AUX sampling");
 	if (geteuid())
 		SKIP(return, "needs root to set sysctls and become nobody");
-	ptsim_sampler_attr(&self->attr, PERF_COUNT_SW_TASK_CLOCK, PERIOD_NS,
-			   PERF_SAMPLE_IP, SAMPLE_SIZE);
-	self->attr.aux_sample_type = self->type;
+	sampler_of_errors_attr(&self->attr);
 
 	ASSERT_EQ(ptsim_sysctl_get("perf_event_paranoid", &self->paranoid), 0);
 	ASSERT_EQ(ptsim_sysctl_get("perf_event_mlock_kb", &self->mlock_kb), 0);
+	ASSERT_EQ(ptsim_knob_get("unprivileged", &self->unprivileged), 0);
 	/* Last: the teardown does not run if the setup fails. */
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_paranoid", 2), 0);
 	self->paranoid_saved = true;
+	ASSERT_EQ(ptsim_knob_set("unprivileged", true), 0);
 }
 
 FIXTURE_TEARDOWN(aux_sample_unpriv)
@@ -401,19 +664,24 @@ FIXTURE_TEARDOWN(aux_sample_unpriv)
 	if (self->mlock_saved)
 		EXPECT_EQ(ptsim_sysctl_set("perf_event_mlock_kb",
 					   self->mlock_kb), 0);
+	if (self->paranoid_saved)
+		EXPECT_EQ(ptsim_knob_set("unprivileged", self->unprivileged),
+			  0);
 }
 
 /* What a child does as nobody; returns its exit code. */
 typedef int (*nobody_fn)(struct perf_event_attr *attr);
 
 /*
- * Run @fn in a child that drops to nobody, with no RLIMIT_MEMLOCK if
- * @no_memlock.  Returns its exit code, or -1.
+ * Run @fn in a child that drops to nobody, with RLIMIT_MEMLOCK @memlock
+ * bytes (or as it is, if @memlock is KEEP_MEMLOCK).  Returns its exit
+ * code, or -1.
  */
+#define KEEP_MEMLOCK	(~(rlim_t)0)
 static int as_nobody(nobody_fn fn, struct perf_event_attr *attr,
-		     bool no_memlock)
+		     rlim_t memlock)
 {
-	struct rlimit none = { 0, 0 };
+	struct rlimit lim = { memlock, memlock };
 	int status;
 	pid_t pid;
 
@@ -423,10 +691,9 @@ static int as_nobody(nobody_fn fn, struct perf_event_attr *attr,
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		if (no_memlock && setrlimit(RLIMIT_MEMLOCK, &none))
+		if (memlock != KEEP_MEMLOCK && setrlimit(RLIMIT_MEMLOCK, &lim))
 			_exit(200);
-		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY))
+		if (ptsim_become_nobody())
 			_exit(201);
 		_exit(fn(attr));
 	}
@@ -475,9 +742,9 @@ TEST_F(aux_sample_unpriv, exclude_kernel_0_is_eacces)
 {
 	if (_metadata->skip)
 		return;
-	ASSERT_EQ(as_nobody(nobody_open, &self->attr, false), 0);
+	ASSERT_EQ(as_nobody(nobody_open, &self->attr, KEEP_MEMLOCK), 0);
 	self->attr.exclude_kernel = 0;
-	ASSERT_EQ(as_nobody(nobody_open, &self->attr, false), EACCES);
+	ASSERT_EQ(as_nobody(nobody_open, &self->attr, KEEP_MEMLOCK), EACCES);
 }
 
 /* User-only trace, all of which is this task's user text. */
@@ -488,7 +755,7 @@ TEST_F(aux_sample_unpriv, user_only_samples_decode)
 	/* Room for the ring buffer and the hidden event's buffer. */
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 516), 0);
-	ASSERT_EQ(as_nobody(nobody_samples, &self->attr, false), 0);
+	ASSERT_EQ(as_nobody(nobody_samples, &self->attr, KEEP_MEMLOCK), 0);
 }
 
 TEST_F(aux_sample_unpriv, mlock_limit_is_eperm)
@@ -499,16 +766,260 @@ TEST_F(aux_sample_unpriv, mlock_limit_is_eperm)
 		return;
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 0), 0);
-	ASSERT_EQ(as_nobody(nobody_open, &self->attr, true), EPERM);
+	ASSERT_EQ(as_nobody(nobody_open, &self->attr, 0), EPERM);
 
 	/* The same sampler without a buffer to charge opens. */
 	plain.sample_type &= ~PERF_SAMPLE_AUX;
 	plain.aux_sample_size = 0;
 	plain.aux_sample_type = 0;
-	ASSERT_EQ(as_nobody(nobody_open, &plain, true), 0);
+	ASSERT_EQ(as_nobody(nobody_open, &plain, 0), 0);
 
 	/* And root may go over the limits (CAP_IPC_LOCK). */
 	ASSERT_EQ(open_errno(&self->attr, -1), 0);
+}
+
+/*
+ * The user's allowance for hidden buffers: perf_event_mlock_kb per online
+ * CPU, plus one RLIMIT_MEMLOCK, whatever becomes of the processes and fds
+ * that charged it.  A sampler of SAMPLE_SIZE bytes charges two pages (its
+ * hidden event's one AUX page and the buffer's user page).
+ */
+#define LIMIT_MLOCK_KB		16
+#define LIMIT_MEMLOCK		(64 << 10)
+#define SAMPLER_PAGES		2
+
+static int allowed_samplers(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	long pages = LIMIT_MLOCK_KB * 1024 / page *
+		     sysconf(_SC_NPROCESSORS_ONLN) + LIMIT_MEMLOCK / page;
+
+	return pages / SAMPLER_PAGES;
+}
+
+/* A ptsim config valid for every @k below 96, different for each. */
+static uint64_t distinct_config(int k)
+{
+	static const uint64_t bit[] = { 1 << 5, 1 << 10, 1 << 12, 1 << 13 };
+	uint64_t config = PTSIM_PSB_PERIOD(k % 6);
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if ((k / 6) & (1 << i))
+			config |= bit[i];
+	return config;
+}
+
+/* Most samplers a test opens: far past the allowance, were it not kept. */
+static int max_samplers(void)
+{
+	return 3 * allowed_samplers() + 1;
+}
+
+static int send_fd(int sock, int fd)
+{
+	char buf[CMSG_SPACE(sizeof(int))] = {}, byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char buf[CMSG_SPACE(sizeof(int))] = {}, byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * Short-lived children each open a sampler on themselves, hand its fd to
+ * this task and exit, until one is refused with EPERM.  Returns how many
+ * fds this task then held (all closed again), or -1.
+ */
+static int samplers_from_children(struct perf_event_attr *attr)
+{
+	int i, n, fd, status, sv[2], max = max_samplers(), fds[max];
+	int err = 0;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+		return -1;
+	for (n = 0; n < max && !err; n++) {
+		pid = fork();
+		if (!pid) {
+			fd = ptsim_open(attr, 0, -1, -1);
+			if (fd < 0)
+				_exit(errno);
+			_exit(send_fd(sv[1], fd) ? 255 : 0);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status))
+			err = 255;
+		else
+			err = WEXITSTATUS(status);
+		if (!err)
+			fds[n] = recv_fd(sv[0]);
+		if (!err && fds[n] < 0)
+			err = 255;
+	}
+	if (err) {
+		n--;
+		if (err != EPERM) {
+			fprintf(stderr, "# child %d: error %d\n", n, err);
+			n = -1;
+		}
+	}
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	close(sv[0]);
+	close(sv[1]);
+	return n;
+}
+
+/*
+ * The fd-passing round twice: the second must get as many samplers as the
+ * first, so closing the fds gave everything back.  Exits with the number.
+ */
+static int nobody_fd_passing(struct perf_event_attr *attr)
+{
+	int first = samplers_from_children(attr);
+	int second = samplers_from_children(attr);
+
+	if (first != second) {
+		fprintf(stderr, "# %d samplers, then %d\n", first, second);
+		return 255;
+	}
+	return first;
+}
+
+TEST_F(aux_sample_unpriv, mlock_limit_holds_across_fd_passing)
+{
+	if (_metadata->skip)
+		return;
+	self->mlock_saved = true;
+	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", LIMIT_MLOCK_KB), 0);
+	ASSERT_EQ(as_nobody(nobody_fd_passing, &self->attr, LIMIT_MEMLOCK),
+		  allowed_samplers());
+}
+
+/*
+ * Open samplers of distinct hidden events on this task, from number
+ * @first, until one is refused with EPERM.  Returns how many opened (and
+ * stay open), or -1.
+ */
+static int open_distinct_samplers(struct perf_event_attr *attr, int first)
+{
+	int k;
+
+	for (k = first; k < max_samplers(); k++) {
+		attr->aux_sample_config = distinct_config(k);
+		if (ptsim_open(attr, 0, -1, -1) >= 0)
+			continue;
+		if (errno != EPERM) {
+			fprintf(stderr, "# sampler %d: %s\n", k,
+				strerror(errno));
+			return -1;
+		}
+		break;
+	}
+	return k - first;
+}
+
+#define EXEC_ENV	"AUX_SAMPLE_EXECS"
+#define EXECS		3
+
+/*
+ * Open samplers until refused, then exec this program, which does the same
+ * (exec_stage()) with the fds still open, EXECS times.  The last image
+ * exits with the number of samplers opened in all.
+ */
+static int exec_round(struct perf_event_attr *attr, int left, int opened)
+{
+	char env[64];
+	int n = open_distinct_samplers(attr, opened);
+
+	if (n < 0)
+		return 255;
+	if (!left)
+		return opened + n;
+	snprintf(env, sizeof(env), "%d %d", left - 1, opened + n);
+	setenv(EXEC_ENV, env, 1);
+	execl("/proc/self/exe", "aux_sample_errors", NULL);
+	return 254;
+}
+
+/* In an image exec_round() started: the next round. */
+__attribute__((constructor)) static void exec_stage(void)
+{
+	const char *env = getenv(EXEC_ENV);
+	struct perf_event_attr attr;
+	int left, opened;
+
+	if (!env)
+		return;
+	if (sscanf(env, "%d %d", &left, &opened) != 2)
+		_exit(253);
+	sampler_of_errors_attr(&attr);
+	_exit(exec_round(&attr, left, opened));
+}
+
+/* Two exec rounds: the second gets as many as the first. */
+static int nobody_exec(struct perf_event_attr *attr)
+{
+	int first, second;
+	pid_t pid;
+
+	for (int round = 0; round < 2; round++) {
+		int status = 0;
+
+		pid = fork();
+		if (!pid)
+			_exit(exec_round(attr, EXECS, 0));
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status))
+			return 255;
+		if (round)
+			second = WEXITSTATUS(status);
+		else
+			first = WEXITSTATUS(status);
+	}
+	if (first != second) {
+		fprintf(stderr, "# %d samplers, then %d\n", first, second);
+		return 255;
+	}
+	return first;
+}
+
+TEST_F(aux_sample_unpriv, mlock_limit_holds_across_exec)
+{
+	if (_metadata->skip)
+		return;
+	self->mlock_saved = true;
+	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", LIMIT_MLOCK_KB), 0);
+	ASSERT_EQ(as_nobody(nobody_exec, &self->attr, LIMIT_MEMLOCK),
+		  allowed_samplers());
 }
 
 TEST_HARNESS_MAIN

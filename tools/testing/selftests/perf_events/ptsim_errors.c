@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "../kselftest_harness.h"
 #include "ptsim_lib.h"
@@ -101,6 +102,60 @@ TEST_F(ptsim_errors, aux_size_not_power_of_two)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(ptsim_map(fd, &m, 1, 3, false), -EINVAL);
+	close(fd);
+}
+
+/* The errno of opening @attr as user nobody, 0 if it opens; -1 on error. */
+static int nobody_open_errno(struct perf_event_attr *attr)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (ptsim_become_nobody())
+			_exit(255);
+		_exit(open_errno(attr));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Each ptsim event runs an unthrottled 10 us timer: only CAP_PERFMON may
+ * create one, unless root says otherwise in debugfs.
+ */
+TEST_F(ptsim_errors, unprivileged_is_eacces)
+{
+	bool saved;
+
+	if (geteuid())
+		SKIP(return, "needs root to become nobody");
+	ASSERT_EQ(ptsim_knob_get("unprivileged", &saved), 0);
+	self->attr.exclude_kernel = 1;
+	self->attr.exclude_hv = 1;
+
+	ASSERT_EQ(ptsim_knob_set("unprivileged", false), 0);
+	EXPECT_EQ(nobody_open_errno(&self->attr), EACCES);
+	ASSERT_EQ(ptsim_knob_set("unprivileged", true), 0);
+	EXPECT_EQ(nobody_open_errno(&self->attr), 0);
+	ASSERT_EQ(ptsim_knob_set("unprivileged", saved), 0);
+}
+
+/* A PMU that cannot set up its buffer: the mmap() fails cleanly. */
+TEST_F(ptsim_errors, setup_aux_fails)
+{
+	struct ptsim_map m;
+	int fd = ptsim_open(&self->attr, 0, -1, -1);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ptsim_knob_set("fail_setup_aux", true), 0);
+	EXPECT_EQ(ptsim_map(fd, &m, 1, 4, false), -ENOMEM);
+	ASSERT_EQ(ptsim_knob_set("fail_setup_aux", false), 0);
+	ASSERT_EQ(ptsim_map(fd, &m, 1, 4, false), 0);
+	ptsim_unmap(&m);
 	close(fd);
 }
 

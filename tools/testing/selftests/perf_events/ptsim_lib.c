@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <grp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -452,6 +453,15 @@ static int parse_sample(const uint8_t *rec, size_t size, uint64_t type,
 	if ((type & PERF_SAMPLE_PERIOD) &&
 	    !take(rec, size, &pos, &s->period, 8))
 		return -EPROTO;
+	if (type & PERF_SAMPLE_STACK_USER) {
+		/* { u64 size; char data[size]; u64 dyn_size if size; } */
+		if (!take(rec, size, &pos, &len, 8) || len > size - pos)
+			return -EPROTO;
+		pos += len;
+		if (len && (!take(rec, size, &pos, &s->stack, 8) ||
+			    s->stack > len))
+			return -EPROTO;
+	}
 	if (type & PERF_SAMPLE_AUX) {
 		/* { u64 size; char data[size]; }, size a multiple of 8 */
 		if (!take(rec, size, &pos, &len, 8) || len > size - pos ||
@@ -699,18 +709,60 @@ int ptsim_sysctl_get(const char *name, long *val)
 	return ret;
 }
 
-int ptsim_sysctl_set(const char *name, long val)
+/* Write @line to the file @dir/@name: 0 or -errno. */
+static int write_line(const char *dir, const char *name, const char *line)
 {
 	char path[128];
 	FILE *f;
 	int ret;
 
-	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	ret = fprintf(f, "%ld\n", val) > 0 ? 0 : -EIO;
+	ret = fputs(line, f) >= 0 ? 0 : -EIO;
 	if (fclose(f) && !ret)
 		ret = -errno;
 	return ret;
+}
+
+int ptsim_sysctl_set(const char *name, long val)
+{
+	char line[32];
+
+	snprintf(line, sizeof(line), "%ld\n", val);
+	return write_line("/proc/sys/kernel", name, line);
+}
+
+#define PTSIM_DEBUGFS	"/sys/kernel/debug/ptsim"
+
+int ptsim_knob_get(const char *name, bool *on)
+{
+	char path[128], c;
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), PTSIM_DEBUGFS "/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	ret = fscanf(f, " %c", &c) == 1 ? 0 : -EIO;
+	fclose(f);
+	*on = c == 'Y';
+	return ret;
+}
+
+int ptsim_knob_set(const char *name, bool on)
+{
+	return write_line(PTSIM_DEBUGFS, name, on ? "Y\n" : "N\n");
+}
+
+/* Become user and group nobody, without capabilities: 0 or -1. */
+int ptsim_become_nobody(void)
+{
+	if (setgroups(0, NULL) || setresgid(PTSIM_NOBODY, PTSIM_NOBODY,
+					     PTSIM_NOBODY) ||
+	    setresuid(PTSIM_NOBODY, PTSIM_NOBODY, PTSIM_NOBODY))
+		return -1;
+	return 0;
 }

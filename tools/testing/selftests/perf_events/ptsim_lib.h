@@ -94,7 +94,7 @@ void ptsim_sampler_attr(struct perf_event_attr *attr, uint64_t config,
 #define PTSIM_SAMPLE_TYPES	(PERF_SAMPLE_IP | PERF_SAMPLE_TID |	\
 				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |	\
 				 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |	\
-				 PERF_SAMPLE_AUX)
+				 PERF_SAMPLE_STACK_USER | PERF_SAMPLE_AUX)
 
 /* A PERF_RECORD_SAMPLE; what its sample_type leaves out is 0. */
 struct ptsim_sample {
@@ -105,6 +105,7 @@ struct ptsim_sample {
 	uint64_t		addr;
 	uint32_t		cpu;
 	uint64_t		period;
+	uint64_t		stack;	/* user stack bytes dumped */
 	struct ptsim_stream	aux;	/* PERF_SAMPLE_AUX data, one chunk */
 };
 
@@ -137,6 +138,14 @@ void ptsim_ranges_free(struct ptsim_ranges *text);
 /* /proc/self/fdinfo/FD lines "key:\tvalue" */
 int ptsim_fdinfo(int fd, const char *key, char *val, size_t len);
 int ptsim_fdinfo_u64(int fd, const char *key, uint64_t *val);
+
+/* The unprivileged user the tests become. */
+#define PTSIM_NOBODY	65534
+int ptsim_become_nobody(void);
+
+/* ptsim's debugfs knobs (ptsim/NAME), booleans. */
+int ptsim_knob_get(const char *name, bool *on);
+int ptsim_knob_set(const char *name, bool on);
 
 /* Files under /proc/sys/kernel/ holding one number. */
 int ptsim_sysctl_get(const char *name, long *val);
