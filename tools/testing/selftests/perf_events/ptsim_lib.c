@@ -760,8 +760,8 @@ int ptsim_knob_set(const char *name, bool on)
 /* Become user and group nobody, without capabilities: 0 or -1. */
 int ptsim_become_nobody(void)
 {
-	if (setgroups(0, NULL) || setresgid(PTSIM_NOBODY, PTSIM_NOBODY,
-					     PTSIM_NOBODY) ||
+	if (setgroups(0, NULL) ||
+	    setresgid(PTSIM_NOBODY, PTSIM_NOBODY, PTSIM_NOBODY) ||
 	    setresuid(PTSIM_NOBODY, PTSIM_NOBODY, PTSIM_NOBODY))
 		return -1;
 	return 0;
