@@ -31,7 +31,6 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -826,37 +825,29 @@ TEST_F(aux_sample, sample_size_picks_buffer)
 #define PIN_SIZE	12288	/* 4 AUX pages */
 #define PIN_PAGES	(4 + 1)
 
-static int one_buffer_allowed(struct env *e)
+static int one_buffer_allowed(struct perf_event_attr *attr)
 {
-	long page = e->page;
-	struct rlimit lim = { PIN_PAGES * page, PIN_PAGES * page };
-	struct perf_event_attr attr;
 	int a, b, c;
 
-	if (setrlimit(RLIMIT_MEMLOCK, &lim) || ptsim_become_nobody())
-		return 1;
-	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
-		    TASK_CLOCK_NS, PERF_SAMPLE_IP);
-	attr.aux_sample_size = PIN_SIZE;
-	a = ptsim_open(&attr, 0, -1, -1);
+	a = ptsim_open(attr, 0, -1, -1);
 	if (a < 0)
 		return 2;
 	/* Shares the hidden event and its charge. */
-	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-	attr.sample_period = 1;
-	b = ptsim_open(&attr, 0, -1, -1);
+	attr->config = PERF_COUNT_SW_PAGE_FAULTS;
+	attr->sample_period = 1;
+	b = ptsim_open(attr, 0, -1, -1);
 	if (b < 0)
 		return 3;
 	/* Needs a hidden event of its own: over the limit. */
-	attr.exclude_hv = 0;
-	if (ptsim_open(&attr, 0, -1, -1) >= 0 || errno != EPERM)
+	attr->exclude_hv = 0;
+	if (ptsim_open(attr, 0, -1, -1) >= 0 || errno != EPERM)
 		return 4;
 	/* Refunded when the last sampler goes, not before. */
 	close(a);
-	if (ptsim_open(&attr, 0, -1, -1) >= 0 || errno != EPERM)
+	if (ptsim_open(attr, 0, -1, -1) >= 0 || errno != EPERM)
 		return 5;
 	close(b);
-	c = ptsim_open(&attr, 0, -1, -1);
+	c = ptsim_open(attr, 0, -1, -1);
 	if (c < 0)
 		return 6;
 	close(c);
@@ -866,10 +857,9 @@ static int one_buffer_allowed(struct env *e)
 TEST_F(aux_sample, buffers_charged_to_user_once)
 {
 	struct env *e = &self->e;
+	struct perf_event_attr attr;
 	bool unprivileged;
 	long paranoid;
-	int status;
-	pid_t pid;
 
 	if (_metadata->skip)
 		return;
@@ -883,15 +873,13 @@ TEST_F(aux_sample, buffers_charged_to_user_once)
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_paranoid", 2), 0);
 	ASSERT_EQ(ptsim_knob_set("unprivileged", true), 0);
 
-	fflush(stdout);
-	pid = fork();
-	if (!pid)
-		_exit(one_buffer_allowed(e));
-	EXPECT_EQ(waitpid(pid, &status, 0), pid);
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+		    TASK_CLOCK_NS, PERF_SAMPLE_IP);
+	attr.aux_sample_size = PIN_SIZE;
+	EXPECT_EQ(ptsim_as_nobody(one_buffer_allowed, &attr,
+				  PIN_PAGES * e->page), 0);
 	EXPECT_EQ(ptsim_knob_set("unprivileged", unprivileged), 0);
 	EXPECT_EQ(ptsim_sysctl_set("perf_event_paranoid", paranoid), 0);
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 /*

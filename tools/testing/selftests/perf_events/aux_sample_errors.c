@@ -669,39 +669,6 @@ FIXTURE_TEARDOWN(aux_sample_unpriv)
 			  0);
 }
 
-/* What a child does as nobody; returns its exit code. */
-typedef int (*nobody_fn)(struct perf_event_attr *attr);
-
-/*
- * Run @fn in a child that drops to nobody, with RLIMIT_MEMLOCK @memlock
- * bytes (or as it is, if @memlock is KEEP_MEMLOCK).  Returns its exit
- * code, or -1.
- */
-#define KEEP_MEMLOCK	(~(rlim_t)0)
-static int as_nobody(nobody_fn fn, struct perf_event_attr *attr,
-		     rlim_t memlock)
-{
-	struct rlimit lim = { memlock, memlock };
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		if (memlock != KEEP_MEMLOCK && setrlimit(RLIMIT_MEMLOCK, &lim))
-			_exit(200);
-		if (ptsim_become_nobody())
-			_exit(201);
-		_exit(fn(attr));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 /* The errno of opening @attr on this task, 0 if it opens. */
 static int nobody_open(struct perf_event_attr *attr)
 {
@@ -742,9 +709,9 @@ TEST_F(aux_sample_unpriv, exclude_kernel_0_is_eacces)
 {
 	if (_metadata->skip)
 		return;
-	ASSERT_EQ(as_nobody(nobody_open, &self->attr, KEEP_MEMLOCK), 0);
+	ASSERT_EQ(ptsim_as_nobody(nobody_open, &self->attr, PTSIM_KEEP_MEMLOCK), 0);
 	self->attr.exclude_kernel = 0;
-	ASSERT_EQ(as_nobody(nobody_open, &self->attr, KEEP_MEMLOCK), EACCES);
+	ASSERT_EQ(ptsim_as_nobody(nobody_open, &self->attr, PTSIM_KEEP_MEMLOCK), EACCES);
 }
 
 /* User-only trace, all of which is this task's user text. */
@@ -755,7 +722,7 @@ TEST_F(aux_sample_unpriv, user_only_samples_decode)
 	/* Room for the ring buffer and the hidden event's buffer. */
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 516), 0);
-	ASSERT_EQ(as_nobody(nobody_samples, &self->attr, KEEP_MEMLOCK), 0);
+	ASSERT_EQ(ptsim_as_nobody(nobody_samples, &self->attr, PTSIM_KEEP_MEMLOCK), 0);
 }
 
 TEST_F(aux_sample_unpriv, mlock_limit_is_eperm)
@@ -766,13 +733,13 @@ TEST_F(aux_sample_unpriv, mlock_limit_is_eperm)
 		return;
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 0), 0);
-	ASSERT_EQ(as_nobody(nobody_open, &self->attr, 0), EPERM);
+	ASSERT_EQ(ptsim_as_nobody(nobody_open, &self->attr, 0), EPERM);
 
 	/* The same sampler without a buffer to charge opens. */
 	plain.sample_type &= ~PERF_SAMPLE_AUX;
 	plain.aux_sample_size = 0;
 	plain.aux_sample_type = 0;
-	ASSERT_EQ(as_nobody(nobody_open, &plain, 0), 0);
+	ASSERT_EQ(ptsim_as_nobody(nobody_open, &plain, 0), 0);
 
 	/* And root may go over the limits (CAP_IPC_LOCK). */
 	ASSERT_EQ(open_errno(&self->attr, -1), 0);
@@ -920,7 +887,7 @@ TEST_F(aux_sample_unpriv, mlock_limit_holds_across_fd_passing)
 		return;
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", LIMIT_MLOCK_KB), 0);
-	ASSERT_EQ(as_nobody(nobody_fd_passing, &self->attr, LIMIT_MEMLOCK),
+	ASSERT_EQ(ptsim_as_nobody(nobody_fd_passing, &self->attr, LIMIT_MEMLOCK),
 		  allowed_samplers());
 }
 
@@ -1018,7 +985,7 @@ TEST_F(aux_sample_unpriv, mlock_limit_holds_across_exec)
 		return;
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", LIMIT_MLOCK_KB), 0);
-	ASSERT_EQ(as_nobody(nobody_exec, &self->attr, LIMIT_MEMLOCK),
+	ASSERT_EQ(ptsim_as_nobody(nobody_exec, &self->attr, LIMIT_MEMLOCK),
 		  allowed_samplers());
 }
 

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 
 #include "../kselftest_harness.h"
 #include "ptsim_lib.h"
@@ -105,24 +104,6 @@ TEST_F(ptsim_errors, aux_size_not_power_of_two)
 	close(fd);
 }
 
-/* The errno of opening @attr as user nobody, 0 if it opens; -1 on error. */
-static int nobody_open_errno(struct perf_event_attr *attr)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		if (ptsim_become_nobody())
-			_exit(255);
-		_exit(open_errno(attr));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 /*
  * Each ptsim event runs an unthrottled 10 us timer: only CAP_PERFMON may
  * create one, unless root says otherwise in debugfs.
@@ -138,9 +119,9 @@ TEST_F(ptsim_errors, unprivileged_is_eacces)
 	self->attr.exclude_hv = 1;
 
 	ASSERT_EQ(ptsim_knob_set("unprivileged", false), 0);
-	EXPECT_EQ(nobody_open_errno(&self->attr), EACCES);
+	EXPECT_EQ(ptsim_as_nobody(open_errno, &self->attr, PTSIM_KEEP_MEMLOCK), EACCES);
 	ASSERT_EQ(ptsim_knob_set("unprivileged", true), 0);
-	EXPECT_EQ(nobody_open_errno(&self->attr), 0);
+	EXPECT_EQ(ptsim_as_nobody(open_errno, &self->attr, PTSIM_KEEP_MEMLOCK), 0);
 	ASSERT_EQ(ptsim_knob_set("unprivileged", saved), 0);
 }
 

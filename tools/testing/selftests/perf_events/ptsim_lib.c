@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <intel-pt.h>
 
 #include "ptsim_lib.h"
@@ -757,12 +758,29 @@ int ptsim_knob_set(const char *name, bool on)
 	return write_line(PTSIM_DEBUGFS, name, on ? "Y\n" : "N\n");
 }
 
-/* Become user and group nobody, without capabilities: 0 or -1. */
-int ptsim_become_nobody(void)
+int ptsim_as_nobody(ptsim_nobody_fn fn, struct perf_event_attr *attr,
+		    rlim_t memlock)
 {
-	if (setgroups(0, NULL) ||
-	    setresgid(PTSIM_NOBODY, PTSIM_NOBODY, PTSIM_NOBODY) ||
-	    setresuid(PTSIM_NOBODY, PTSIM_NOBODY, PTSIM_NOBODY))
+	struct rlimit lim = { memlock, memlock };
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
 		return -1;
-	return 0;
+	if (!pid) {
+		if (memlock != PTSIM_KEEP_MEMLOCK &&
+		    setrlimit(RLIMIT_MEMLOCK, &lim))
+			_exit(200);
+		if (setgroups(0, NULL) ||
+		    setresgid(PTSIM_NOBODY, PTSIM_NOBODY, PTSIM_NOBODY) ||
+		    setresuid(PTSIM_NOBODY, PTSIM_NOBODY, PTSIM_NOBODY))
+			_exit(201);
+		_exit(fn(attr));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <linux/perf_event.h>
 
 #define PTSIM_SYSFS	"/sys/bus/event_source/devices/ptsim"
@@ -139,9 +140,16 @@ void ptsim_ranges_free(struct ptsim_ranges *text);
 int ptsim_fdinfo(int fd, const char *key, char *val, size_t len);
 int ptsim_fdinfo_u64(int fd, const char *key, uint64_t *val);
 
-/* The unprivileged user the tests become. */
-#define PTSIM_NOBODY	65534
-int ptsim_become_nobody(void);
+/*
+ * Run @fn(@attr) in a child that drops to user and group nobody, without
+ * capabilities, with RLIMIT_MEMLOCK @memlock bytes (or as it is, if
+ * @memlock is PTSIM_KEEP_MEMLOCK).  Returns its exit code, or -1.
+ */
+#define PTSIM_NOBODY		65534
+#define PTSIM_KEEP_MEMLOCK	(~(rlim_t)0)
+typedef int (*ptsim_nobody_fn)(struct perf_event_attr *attr);
+int ptsim_as_nobody(ptsim_nobody_fn fn, struct perf_event_attr *attr,
+		    rlim_t memlock);
 
 /* ptsim's debugfs knobs (ptsim/NAME), booleans. */
 int ptsim_knob_get(const char *name, bool *on);
