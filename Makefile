@@ -20,16 +20,24 @@ PERF_FLAGS := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \
 	      CC="ccache gcc" HOSTCC="ccache gcc"
 
-.PHONY: all tree kernel kernel-debug perf selftests check demo bench \
+.PHONY: all tree kernel kernel-debug perf selftests qemu check demo bench \
 	checkpatch export deps clean
 
-all: kernel-debug perf selftests
+all: kernel-debug perf selftests qemu
 
-deps:
+# The packages (Debian 12, root): once, and again when the list changes.
+DEPS_STAMP := $(BUILD)/.deps-installed
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): harness/deps.sh
 	harness/deps.sh
+	mkdir -p $(BUILD) && touch $@
 
-tree:
+tree: $(DEPS_STAMP)
 	harness/tree.sh
+
+# Debian's QEMU with qemu/series (Intel PT and the PMU for TCG).
+qemu: $(DEPS_STAMP)
+	harness/qemu.sh
 
 kernel: tree
 	harness/kbuild.sh $(KQEMU) harness/configs/qemu.config
@@ -60,10 +68,10 @@ checkpatch: tree
 check: all
 	SUITES="$(SELFTESTS)" PERF_TESTS="$(PERF_TESTS)" harness/check.sh
 
-demo: kernel perf
+demo: kernel perf qemu
 	harness/demo.sh
 
-bench: kernel selftests perf
+bench: kernel selftests perf qemu
 	harness/bench.sh
 
 export:

@@ -6,10 +6,10 @@
 # Run inside the guest (harness/check.sh boots it).  Runs the test programs
 # of each kselftest SUITE built under BUILD/selftests/SUITE (as listed in
 # its tests.list, made by "make selftests" from the suite's emit_tests),
-# each under its suite's timeout, then "perf test -v" for each PERF_TEST
-# (a description pattern), from the tree's tools/perf so that perf finds its
-# shell tests, and collects the results of the KUnit suites that ran at
-# boot.  Leaves tests/NAME.log and tests/NAME.rc in the run's dir.
+# each under its suite's timeout, the emulator's tests in qemu/tests, then
+# "perf test -v" for each PERF_TEST (a description pattern), from the tree's
+# tools/perf so that perf finds its shell tests, and collects the results of
+# the KUnit suites that ran at boot.  Leaves tests/NAME.log and tests/NAME.rc in the run's dir.
 build=$1
 out=/tmp/out/tests
 mkdir -p $out
@@ -35,6 +35,14 @@ for d in /sys/kernel/debug/kunit/*/; do
 	echo "guest-tests: $name"
 	sed -n 's/^    //p' "$d/results" > $out/$name.log
 	echo 0 > $out/$name.rc
+done
+
+# The emulator's own tests (qemu/tests): TAP, like the kselftests.
+for prog in "$(dirname "$0")"/../qemu/tests/*.sh; do
+	name=qemu.$(basename "$prog" .sh)
+	echo "guest-tests: $name"
+	timeout -k 5 600 "$prog" "$build" > $out/$name.log 2>&1
+	echo $? > $out/$name.rc
 done
 
 testdata=$(cd "$(dirname "$0")/../../shared/testdata" && pwd)

@@ -3,7 +3,8 @@
 #
 # run-guest.sh [-k BZIMAGE] [-t SECONDS] [-o DIR] COMMAND...
 #
-# Boot BZIMAGE under QEMU (TCG, 2 vCPUs) with the host's root read-only over
+# Boot BZIMAGE under this project's QEMU ($BUILD/qemu, harness/qemu.sh: TCG
+# with an Intel PMU and Intel PT, 2 vCPUs) with the host's root read-only over
 # virtio-9p, run COMMAND in the guest under sh, print its output and exit
 # with its status.  The run fails (status 1) when the console shows a kernel
 # splat (oops, BUG, WARNING, KASAN, lockdep, kmemleak, hung task, RCU stall),
@@ -13,6 +14,10 @@ set -uo pipefail
 
 . "$(dirname "$0")/common.sh"
 kernel=$build/kernel-debug/arch/x86/boot/bzImage
+qemu=${QEMU:-$build/qemu/qemu-system-x86_64}
+# An Intel CPU (the emulated PMU and PT are Intel's) of a model no kernel or
+# perf quirk list names.
+cpu=max,vendor=GenuineIntel,family=6,model=127,stepping=0,la57=off
 timeout=600
 out=
 
@@ -27,6 +32,7 @@ done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || { echo "usage: run-guest.sh [-k BZIMAGE] [-t SECONDS] [-o DIR] COMMAND..." >&2; exit 2; }
 [ -f "$kernel" ] || { echo "run-guest: no kernel at $kernel" >&2; exit 2; }
+[ -x "$qemu" ] || { echo "run-guest: no QEMU at $qemu (make qemu)" >&2; exit 2; }
 
 if [ -z "$out" ]; then
 	mkdir -p "$build/guest"
@@ -37,8 +43,9 @@ out=$(cd "$out" && pwd)
 rm -f "$out/output" "$out/rc" "$out/console.log"
 printf '%s\n' "$*" > "$out/cmd"
 
-timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg,thread=single -cpu max,la57=off -smp 2 -m 2048 -no-reboot \
+timeout --foreground -k 10 "$timeout" "$qemu" \
+	-L /usr/share/qemu -L /usr/share/seabios -nic none \
+	-accel tcg,thread=single -cpu "$cpu" -smp 2 -m 2048 -no-reboot \
 	-display none -monitor none -serial "file:$out/console.log" \
 	-kernel "$kernel" \
 	-append "console=ttyS0 root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000 ro init=$repo/harness/guest-init.sh panic=-1 acpi=noirq tsc=reliable rcupdate.rcu_cpu_stall_timeout=300 hung_task_timeout_secs=600" \

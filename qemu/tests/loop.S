@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A program whose user-mode instruction and branch counts are known:
+ * one instruction, LOOPS iterations of dec/jnz, three more (the last,
+ * syscall, ends it): 2 * LOOPS + 4 instructions retired, LOOPS + 1
+ * branches (the jnz's, taken or not, and the syscall).
+ * Static, no libc: nothing else runs in user mode.
+ */
+#define LOOPS 1000000
+	.globl _start
+_start:
+	mov	$LOOPS, %ecx
+1:	dec	%ecx
+	jnz	1b
+	mov	$60, %eax	/* exit(0) */
+	xor	%edi, %edi
+	syscall

@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmu.sh BUILD: in a guest of the patched QEMU, the Intel PMU driver on
+# TCG's architectural PMU (qemu/0003): it probes with what CPUID 0xA says,
+# and perf counts and samples a program of known counts exactly.  TAP.
+perf=$1/perf/perf
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+loops=1000000
+n=0
+failed=0
+
+check() {	# NAME COMMAND...: ok if COMMAND succeeds
+	name=$1
+	shift
+	n=$((n + 1))
+	if "$@" > "$tmp/out" 2>&1; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+		sed 's/^/# /' "$tmp/out"
+		failed=1
+	fi
+}
+
+# What the kernel found: the emulator's CPUID 0xA (version 2, 4 counters
+# of 48 bits, 3 fixed counters).
+probed() {
+	dmesg | grep -E 'Performance Events: .*generic architected perfmon, Intel PMU driver' &&
+	grep -x 'generic_arch_v2+' /sys/bus/event_source/devices/cpu/caps/pmu_name &&
+	dmesg | grep -E '\.\.\. generic registers: +4$' &&
+	dmesg | grep -E '\.\.\. value mask: +0000ffffffffffff$' &&
+	dmesg | grep -E '\.\.\. fixed-purpose events: +3$'
+}
+
+# perf stat -x, COUNTER: the count perf printed for EVENT
+count() {	# EVENT PROGRAM
+	"$perf" stat -x, -e "$1" "$2" 2>&1 >/dev/null | cut -d, -f1
+}
+
+exact_counts() {
+	insns=$(count instructions:u "$tmp/loop")
+	branches=$(count branches:u "$tmp/loop")
+	echo "instructions:u $insns (want $((2 * loops + 4))), branches:u $branches (want $((loops + 1)))"
+	[ "$insns" = $((2 * loops + 4)) ] && [ "$branches" = $((loops + 1)) ]
+}
+
+# Every retired instruction is a cycle in the model: both counted, system-wide.
+stat_cycles() {
+	"$perf" stat -a -e cycles,instructions,ref-cycles -- sleep 1 2>&1 | tee "$tmp/stat"
+	! grep -E 'not supported|not counted' "$tmp/stat" &&
+	grep -E '^ +[0-9,]+ +cycles' "$tmp/stat"
+}
+
+# One sample per 10000 instructions: exactly floor((2 * loops + 4) / 10000).
+sample_period() {
+	"$perf" record -q -o "$tmp/rec.data" -e instructions:u -c 10000 "$tmp/loop" &&
+	"$perf" report -i "$tmp/rec.data" -D > "$tmp/rec.txt" 2>/dev/null &&
+	! grep -m1 PERF_RECORD_THROTTLE "$tmp/rec.txt" &&
+	samples=$(grep -c 'PERF_RECORD_SAMPLE' "$tmp/rec.txt") &&
+	echo "samples $samples (want $(((2 * loops + 4) / 10000)))" &&
+	[ "$samples" = $(((2 * loops + 4) / 10000)) ]
+}
+
+# Frequency mode on cycles, the default event: samples land in the loop.
+sample_cycles() {
+	"$perf" record -q -o "$tmp/cyc.data" -e cycles "$tmp/loop" &&
+	"$perf" script -i "$tmp/cyc.data" -F ip,sym > "$tmp/cyc.txt" &&
+	head -3 "$tmp/cyc.txt" &&
+	[ "$(grep -c _start "$tmp/cyc.txt")" -gt 10 ]
+}
+
+echo "TAP version 13"
+echo "1..5"
+gcc -nostdlib -static -o "$tmp/loop" "$here/loop.S" || exit 1
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+# A debug kernel under TCG takes milliseconds per PMI, and the kernel then
+# throttles sampling events: its heuristic, not the emulator's doing.
+echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
+echo 1000000 > /proc/sys/kernel/perf_event_max_sample_rate
+check "Intel PMU driver probed on CPUID 0xA v2: 4+3 counters, 48 bits" probed
+check "perf stat instructions:u and branches:u of a known loop are exact" exact_counts
+check "perf stat -a cycles,instructions,ref-cycles all count" stat_cycles
+check "perf record -e instructions:u -c 10000: one sample per period" sample_period
+check "perf record -e cycles samples the loop" sample_cycles
+rm -rf "$tmp"
+exit $failed
