@@ -6,7 +6,9 @@
  * branches (the jnz's, taken or not, and the syscall).
  * Static, no libc: nothing else runs in user mode.
  */
+#ifndef LOOPS
 #define LOOPS 1000000
+#endif
 	.globl _start
 _start:
 	mov	$LOOPS, %ecx

@@ -4,25 +4,8 @@
 # pmu.sh BUILD: in a guest of the patched QEMU, the Intel PMU driver on
 # TCG's architectural PMU (qemu/0003): it probes with what CPUID 0xA says,
 # and perf counts and samples a program of known counts exactly.  TAP.
-perf=$1/perf/perf
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
+. "$(dirname "$0")/tap.sh"
 loops=1000000
-n=0
-failed=0
-
-check() {	# NAME COMMAND...: ok if COMMAND succeeds
-	name=$1
-	shift
-	n=$((n + 1))
-	if "$@" > "$tmp/out" 2>&1; then
-		echo "ok $n $name"
-	else
-		echo "not ok $n $name"
-		sed 's/^/# /' "$tmp/out"
-		failed=1
-	fi
-}
 
 # What the kernel found: the emulator's CPUID 0xA (version 2, 4 counters
 # of 48 bits, 3 fixed counters).
@@ -63,26 +46,21 @@ sample_period() {
 	[ "$samples" = $(((2 * loops + 4) / 10000)) ]
 }
 
-# Frequency mode on cycles, the default event: samples land in the loop.
+# Frequency mode on cycles, the default event (not perf's fallback to
+# cpu-clock): samples land in the loop.
 sample_cycles() {
 	"$perf" record -q -o "$tmp/cyc.data" -e cycles "$tmp/loop" &&
+	"$perf" evlist -i "$tmp/cyc.data" | grep -x cycles &&
 	"$perf" script -i "$tmp/cyc.data" -F ip,sym > "$tmp/cyc.txt" &&
 	head -3 "$tmp/cyc.txt" &&
 	[ "$(grep -c _start "$tmp/cyc.txt")" -gt 10 ]
 }
 
-echo "TAP version 13"
 echo "1..5"
-gcc -nostdlib -static -o "$tmp/loop" "$here/loop.S" || exit 1
-echo 2 > /proc/sys/kernel/perf_event_paranoid
-# A debug kernel under TCG takes milliseconds per PMI, and the kernel then
-# throttles sampling events: its heuristic, not the emulator's doing.
-echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
-echo 1000000 > /proc/sys/kernel/perf_event_max_sample_rate
+build_loop $loops || exit 1
 check "Intel PMU driver probed on CPUID 0xA v2: 4+3 counters, 48 bits" probed
 check "perf stat instructions:u and branches:u of a known loop are exact" exact_counts
 check "perf stat -a cycles,instructions,ref-cycles all count" stat_cycles
 check "perf record -e instructions:u -c 10000: one sample per period" sample_period
 check "perf record -e cycles samples the loop" sample_cycles
-rm -rf "$tmp"
 exit $failed

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by the emulator's guest tests: TAP output and their set-up.
+# Sets perf (BUILD/perf/perf), here (this folder), tmp (removed at exit).
+perf=$1/perf/perf
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+check() {	# NAME COMMAND...: ok if COMMAND succeeds, else its output
+	name=$1
+	shift
+	n=$((n + 1))
+	if "$@" > "$tmp/out" 2>&1; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+		sed 's/^/# /' "$tmp/out"
+		failed=1
+	fi
+}
+
+# loop.S with LOOPS iterations, as $tmp/loop
+build_loop() {	# LOOPS
+	gcc -nostdlib -static -DLOOPS="$1" -o "$tmp/loop" "$here/loop.S"
+}
+
+echo "TAP version 13"
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+# A debug kernel under TCG takes milliseconds per PMI, and the kernel then
+# throttles sampling events: its heuristic, not the emulator's doing.
+echo 1000000 > /proc/sys/kernel/perf_event_max_sample_rate
+echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
