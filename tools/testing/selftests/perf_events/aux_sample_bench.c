@@ -14,7 +14,16 @@
  * the number of samples.  Then both as ratios hidden/group.  All figures
  * are medians over interleaved rounds of ratios taken within a round.
  *
- * Usage: aux_sample_bench [rounds]
+ * Then the latency of opening and closing a hidden sampler while 1, 100
+ * and 1000 other users hold hidden events: as many children, each of a
+ * user of its own, holding a hidden ptsim sampler on itself.  Finding or
+ * creating the sampler's hidden event must not cost more with more of
+ * them.  The figures are the latencies with 100 and 1000 others relative
+ * to that with 1, medians over rounds of ratios within a round.  This part
+ * needs root (it sets perf_event_paranoid and ptsim's "unprivileged" knob,
+ * and restores them).
+ *
+ * Usage: aux_sample_bench [rounds [forms|open]]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 
 #include "../kselftest.h"
 #include "ptsim_lib.h"
@@ -201,32 +211,15 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
-int main(int argc, char **argv)
+/* The hidden-form comparison with the group-leader form. */
+static void bench_forms(int rounds)
 {
 	static struct result base[MAX_ROUNDS], alone[MAX_ROUNDS];
 	static struct result res[NR_SIZES][2][MAX_ROUNDS];
-	int rounds = argc > 1 ? atoi(argv[1]) : 5;
 	double slow[2][MAX_ROUNDS], cost[2][MAX_ROUNDS];
 	double rslow[MAX_ROUNDS], rcost[MAX_ROUNDS], v[MAX_ROUNDS];
 	uint64_t lost = 0;
 	int r, i, k;
-
-	if (rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "usage: aux_sample_bench [rounds: 1..%d]\n",
-			MAX_ROUNDS);
-		return 1;
-	}
-	ptsim = ptsim_type();
-	if (ptsim < 0) {
-		fprintf(stderr, "aux_sample_bench: no ptsim PMU (CONFIG_PTSIM)\n");
-		return KSFT_SKIP;
-	}
-	if (!ptsim_can_sample()) {
-		fprintf(stderr, "aux_sample_bench: ptsim is a module: no AUX sampling\n");
-		return KSFT_SKIP;
-	}
-	if (ptsim_pin_cpu(0))
-		perror("sched_setaffinity");
 
 	/* Within a round, every form; the two sampling forms take turns. */
 	for (r = 0; r < rounds; r++) {
@@ -286,5 +279,272 @@ int main(int argc, char **argv)
 	if (lost)
 		printf("\nwarning: %llu samples lost: the figures undercount\n",
 		       (unsigned long long)lost);
+}
+
+/*
+ * Other users' hidden events, in tiers: tier t holds others[t] children
+ * in all, with those of the tiers before it.  A child of tier t waits for
+ * the end of file on release[t], which the parent closes to let the tier
+ * go, and reports on ready whether it opened its sampler (0, or an errno).
+ */
+#define OTHERS_UID	10000
+#define OTHERS_SIZE	8	/* a 1-page buffer each */
+#define OPENS		300	/* timed opens and closes at each point */
+
+static const unsigned int others[] = { 1, 100, 1000 };
+#define NR_TIERS	ARRAY_SIZE(others)
+#define MAX_OTHERS	1000
+
+struct others {
+	pid_t		pid[MAX_OTHERS];
+	unsigned int	nr;
+	int		ready[2];
+	int		release[NR_TIERS][2];
+};
+
+/* Open/close latencies in seconds. */
+struct latency {
+	double	open;
+	double	close;
+};
+
+/* A hidden ptsim sampler on task-clock, of the benchmark's or an other's. */
+static void open_attr(struct perf_event_attr *attr, uint32_t aux_size)
+{
+	ptsim_sampler_attr(attr, PERF_COUNT_SW_TASK_CLOCK, PERIOD_NS,
+			   PERF_SAMPLE_IP, aux_size);
+	attr->aux_sample_type = ptsim;
+}
+
+static void other_user(struct others *o, unsigned int tier)
+{
+	struct perf_event_attr attr;
+	unsigned int t;
+	char status = 0;
+
+	/* The end of file comes only once the parent's end is closed. */
+	close(o->ready[0]);
+	for (t = 0; t <= tier; t++)
+		close(o->release[t][1]);
+
+	open_attr(&attr, OTHERS_SIZE);
+	if (ptsim_become_user(OTHERS_UID + o->nr, PTSIM_KEEP_MEMLOCK) ||
+	    ptsim_open(&attr, 0, -1, -1) < 0)
+		status = errno;
+	if (write(o->ready[1], &status, 1) != 1)
+		_exit(1);
+	while (read(o->release[tier][0], &status, 1) > 0)
+		;
+	_exit(0);
+}
+
+static void others_fail(const char *what, int err)
+{
+	fprintf(stderr, "aux_sample_bench: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+/* Fork the children of @tier and wait until each holds its sampler. */
+static void others_add(struct others *o, unsigned int tier)
+{
+	unsigned int first = o->nr;
+	char status;
+	pid_t pid;
+
+	if (pipe(o->release[tier]))
+		others_fail("pipe", errno);
+	fflush(stdout);
+	fflush(stderr);
+	while (o->nr < others[tier]) {
+		pid = fork();
+		if (pid < 0)
+			others_fail("fork", errno);
+		if (!pid)
+			other_user(o, tier);
+		o->pid[o->nr++] = pid;
+	}
+	close(o->release[tier][0]);
+	for (; first < o->nr; first++) {
+		if (read(o->ready[0], &status, 1) != 1)
+			others_fail("other user", EPIPE);
+		if (status)
+			others_fail("other user's sampler", status);
+	}
+}
+
+/* Let the children of the last tier, @tier, go. */
+static void others_drop(struct others *o, unsigned int tier)
+{
+	unsigned int first = tier ? others[tier - 1] : 0;
+
+	close(o->release[tier][1]);
+	while (o->nr > first)
+		waitpid(o->pid[--o->nr], NULL, 0);
+}
+
+static int cmp_latency_open(const void *a, const void *b)
+{
+	return cmp(&((const struct latency *)a)->open,
+		   &((const struct latency *)b)->open);
+}
+
+static int cmp_latency_close(const void *a, const void *b)
+{
+	return cmp(&((const struct latency *)a)->close,
+		   &((const struct latency *)b)->close);
+}
+
+/* Median latencies of OPENS opens and closes of a hidden sampler. */
+static void time_opens(struct latency *lat)
+{
+	static struct latency l[OPENS];
+	struct perf_event_attr attr;
+	double t0, t1;
+	int i, fd;
+
+	open_attr(&attr, OTHERS_SIZE);
+	for (i = 0; i < OPENS; i++) {
+		t0 = now();
+		fd = ptsim_open(&attr, 0, -1, -1);
+		t1 = now();
+		if (fd < 0)
+			others_fail("sampler", errno);
+		close(fd);
+		l[i].open = t1 - t0;
+		l[i].close = now() - t1;
+	}
+	qsort(l, OPENS, sizeof(*l), cmp_latency_open);
+	lat->open = l[OPENS / 2].open;
+	qsort(l, OPENS, sizeof(*l), cmp_latency_close);
+	lat->close = l[OPENS / 2].close;
+}
+
+/*
+ * One round: with each tier added, time the opens; then, dropping the
+ * tiers again, time them once more for the smaller counts, so that a
+ * drift within the round weighs on every count alike.
+ */
+static void open_round(struct others *o, struct latency *lat)
+{
+	struct latency l;
+	int t;
+
+	for (t = 0; t < (int)NR_TIERS; t++) {
+		others_add(o, t);
+		time_opens(&lat[t]);
+	}
+	for (t = NR_TIERS - 1; t > 0; t--) {
+		others_drop(o, t);
+		time_opens(&l);
+		lat[t - 1].open = (lat[t - 1].open + l.open) / 2;
+		lat[t - 1].close = (lat[t - 1].close + l.close) / 2;
+	}
+	others_drop(o, 0);
+}
+
+static double lat_open(const struct latency *l)
+{
+	return l->open;
+}
+
+static double lat_close(const struct latency *l)
+{
+	return l->close;
+}
+
+static double lat_total(const struct latency *l)
+{
+	return l->open + l->close;
+}
+
+static double (*const lat_parts[])(const struct latency *) = {
+	lat_open, lat_close, lat_total,
+};
+
+#define NR_PARTS	ARRAY_SIZE(lat_parts)
+
+static void bench_open(int rounds)
+{
+	static struct latency lat[MAX_ROUNDS][NR_TIERS];
+	static struct others o;
+	long paranoid;
+	bool unpriv;
+	double v[MAX_ROUNDS];
+	int r, t, p;
+
+	if (geteuid() || ptsim_sysctl_get("perf_event_paranoid", &paranoid) ||
+	    ptsim_knob_get("unprivileged", &unpriv)) {
+		printf("\naux_sample_bench: open/close against other users skipped:\n");
+		printf("it needs root and ptsim's debugfs\n");
+		return;
+	}
+	/* Other users may open ptsim samplers on themselves. */
+	if (ptsim_sysctl_set("perf_event_paranoid", 2) ||
+	    ptsim_knob_set("unprivileged", true))
+		others_fail("perf_event_paranoid or ptsim knob", errno);
+	if (pipe(o.ready))
+		others_fail("pipe", errno);
+	for (r = 0; r < rounds; r++)
+		open_round(&o, lat[r]);
+	close(o.ready[0]);
+	close(o.ready[1]);
+	ptsim_knob_set("unprivileged", unpriv);
+	ptsim_sysctl_set("perf_event_paranoid", paranoid);
+
+	printf("\naux_sample_bench: opening and closing a hidden ptsim sampler while\n");
+	printf("other users hold hidden events (others: processes of a uid of their own,\n");
+	printf("each holding a hidden ptsim sampler on itself).  Medians of %d rounds;\n",
+	       rounds);
+	printf("a round takes the median of %d opens and closes at each count.\n\n",
+	       OPENS);
+	printf("%-8s %10s %10s %12s | %8s %8s %10s\n", "others", "open us",
+	       "close us", "open+close", "open", "close", "open+close");
+	printf("%-8s %10s %10s %12s | %28s\n", "", "", "", "us",
+	       "relative to 1 other");
+	for (t = 0; t < (int)NR_TIERS; t++) {
+		printf("%-8u", others[t]);
+		for (p = 0; p < (int)NR_PARTS; p++) {
+			for (r = 0; r < rounds; r++)
+				v[r] = lat_parts[p](&lat[r][t]) * 1e6;
+			printf(" %*.1f", p < 2 ? 10 : 12, median(v, rounds));
+		}
+		printf(" |");
+		for (p = 0; p < (int)NR_PARTS; p++) {
+			for (r = 0; r < rounds; r++)
+				v[r] = lat_parts[p](&lat[r][t]) /
+				       lat_parts[p](&lat[r][0]);
+			printf(" %*.3f", p < 2 ? 8 : 10, median(v, rounds));
+		}
+		printf("\n");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 5;
+	const char *part = argc > 2 ? argv[2] : NULL;
+
+	if (rounds < 1 || rounds > MAX_ROUNDS ||
+	    (part && strcmp(part, "forms") && strcmp(part, "open"))) {
+		fprintf(stderr, "usage: aux_sample_bench [rounds: 1..%d [forms|open]]\n",
+			MAX_ROUNDS);
+		return 1;
+	}
+	ptsim = ptsim_type();
+	if (ptsim < 0) {
+		fprintf(stderr, "aux_sample_bench: no ptsim PMU (CONFIG_PTSIM)\n");
+		return KSFT_SKIP;
+	}
+	if (!ptsim_can_sample()) {
+		fprintf(stderr, "aux_sample_bench: ptsim is a module: no AUX sampling\n");
+		return KSFT_SKIP;
+	}
+	if (ptsim_pin_cpu(0))
+		perror("sched_setaffinity");
+
+	if (!part || !strcmp(part, "forms"))
+		bench_forms(rounds);
+	if (!part || !strcmp(part, "open"))
+		bench_open(rounds);
 	return 0;
 }

@@ -758,10 +758,21 @@ int ptsim_knob_set(const char *name, bool on)
 	return write_line(PTSIM_DEBUGFS, name, on ? "Y\n" : "N\n");
 }
 
+int ptsim_become_user(uid_t uid, rlim_t memlock)
+{
+	struct rlimit lim = { memlock, memlock };
+
+	if (memlock != PTSIM_KEEP_MEMLOCK && setrlimit(RLIMIT_MEMLOCK, &lim))
+		return -errno;
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return -errno;
+	return 0;
+}
+
 int ptsim_as_nobody(ptsim_nobody_fn fn, struct perf_event_attr *attr,
 		    rlim_t memlock)
 {
-	struct rlimit lim = { memlock, memlock };
 	int status;
 	pid_t pid;
 
@@ -771,13 +782,8 @@ int ptsim_as_nobody(ptsim_nobody_fn fn, struct perf_event_attr *attr,
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		if (memlock != PTSIM_KEEP_MEMLOCK &&
-		    setrlimit(RLIMIT_MEMLOCK, &lim))
+		if (ptsim_become_user(PTSIM_NOBODY, memlock))
 			_exit(200);
-		if (setgroups(0, NULL) ||
-		    setresgid(PTSIM_NOBODY, PTSIM_NOBODY, PTSIM_NOBODY) ||
-		    setresuid(PTSIM_NOBODY, PTSIM_NOBODY, PTSIM_NOBODY))
-			_exit(201);
 		_exit(fn(attr));
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 #include <linux/perf_event.h>
 
 #define PTSIM_SYSFS	"/sys/bus/event_source/devices/ptsim"
@@ -141,12 +142,18 @@ int ptsim_fdinfo(int fd, const char *key, char *val, size_t len);
 int ptsim_fdinfo_u64(int fd, const char *key, uint64_t *val);
 
 /*
- * Run @fn(@attr) in a child that drops to user and group nobody, without
- * capabilities, with RLIMIT_MEMLOCK @memlock bytes (or as it is, if
- * @memlock is PTSIM_KEEP_MEMLOCK).  Returns its exit code, or -1.
+ * Drop the calling process to user and group @uid, without supplementary
+ * groups or capabilities, with RLIMIT_MEMLOCK @memlock bytes (or as it
+ * is, if @memlock is PTSIM_KEEP_MEMLOCK).  Returns 0 or -errno.
+ */
+#define PTSIM_KEEP_MEMLOCK	(~(rlim_t)0)
+int ptsim_become_user(uid_t uid, rlim_t memlock);
+
+/*
+ * Run @fn(@attr) in a child that drops to user and group nobody as
+ * ptsim_become_user() does.  Returns its exit code, or -1.
  */
 #define PTSIM_NOBODY		65534
-#define PTSIM_KEEP_MEMLOCK	(~(rlim_t)0)
 typedef int (*ptsim_nobody_fn)(struct perf_event_attr *attr);
 int ptsim_as_nobody(ptsim_nobody_fn fn, struct perf_event_attr *attr,
 		    rlim_t memlock);
