@@ -76,10 +76,15 @@
  *  - snapshot_no_trace: ->snapshot_aux() finds no trace, as around
  *    ->add() or ->del(): the samples carry a position (if asked for)
  *    of no bytes and padding.
+ *  - no_positions: ->snapshot_aux() of a hidden AUX event reports no
+ *    position and writes nothing, which a PMU that tells positions may
+ *    do when it has no trace: the perf core fills the samples' room with
+ *    zero bytes.
  */
 static bool ptsim_unprivileged;
 static bool ptsim_fail_setup_aux;
 static bool ptsim_snapshot_no_trace;
+static bool ptsim_no_positions;
 static struct dentry *ptsim_debugfs;
 
 static struct pmu ptsim_pmu;
@@ -394,6 +399,10 @@ static long ptsim_snapshot_aux(struct perf_event *event,
 	unsigned long trace = 0, to = 0, pad;
 	long ret;
 
+	/* A group leader's samples must be filled: see above. */
+	if (READ_ONCE(ptsim_no_positions) && event->aux_hidden)
+		return 0;
+
 	if (READ_ONCE(ev->active) && !READ_ONCE(ptsim_snapshot_no_trace)) {
 		struct ptsim_buf *buf = READ_ONCE(ev->buf);
 		unsigned long busy;
@@ -639,6 +648,8 @@ static int __init ptsim_init(void)
 			    &ptsim_fail_setup_aux);
 	debugfs_create_bool("snapshot_no_trace", 0600, ptsim_debugfs,
 			    &ptsim_snapshot_no_trace);
+	debugfs_create_bool("no_positions", 0600, ptsim_debugfs,
+			    &ptsim_no_positions);
 	return 0;
 }
 module_init(ptsim_init);

@@ -369,6 +369,69 @@ TEST_F(aux_sample_errors, no_trace_is_a_miss)
 	close(fd);
 }
 
+/* Whether the @len bytes at @p are all zero. */
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	while (len--) {
+		if (*p++)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A PMU that reports positions may also write nothing, not even a header,
+ * when it has no trace: the core fills the field with zero bytes (with
+ * positions, a header that reports no trace), and the sample counts as a
+ * miss, with positions or without.
+ */
+TEST_F(aux_sample_errors, no_position_is_a_miss)
+{
+	static const uint32_t flags[] = { 0, PERF_AUX_SAMPLE_POSITION };
+	struct ptsim_samples ss;
+	struct ptsim_map data;
+	uint64_t misses, len;
+	size_t i, k, sized, carrying;
+	int fd;
+
+	if (_metadata->skip)
+		return;
+	for (k = 0; k < ARRAY_SIZE(flags); k++) {
+		self->attr.aux_sample_flags = flags[k];
+		len = SAMPLE_SIZE + (flags[k] ?
+			sizeof(struct perf_aux_sample_position) : 0);
+		fd = ptsim_open(&self->attr, 0, -1, -1);
+		ASSERT_GE(fd, 0) TH_LOG("sampler: %s", strerror(errno));
+		ASSERT_EQ(ptsim_knob_set("no_positions", true), 0);
+		EXPECT_EQ(sample_for(fd, &data, 20), 0);
+		ASSERT_EQ(ptsim_knob_set("no_positions", false), 0);
+		memset(&ss, 0, sizeof(ss));
+		ASSERT_GT(ptsim_read_samples(&data,
+					     PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
+					     &ss, NULL), 0);
+		/* Samples that were not sized for trace have no field. */
+		for (i = sized = carrying = 0; i < ss.nr; i++) {
+			struct ptsim_stream *aux = &ss.s[i].aux;
+
+			if (!aux->len)
+				continue;
+			sized++;
+			EXPECT_EQ(aux->len, len);
+			if (!all_zero(aux->data, aux->len))
+				carrying++;
+		}
+		EXPECT_GT(sized, 0);
+		EXPECT_EQ(carrying, 0) TH_LOG("flags %#x: %zu of %zu samples carry data",
+					      flags[k], carrying, sized);
+		ASSERT_EQ(ptsim_fdinfo_u64(fd, "aux_sample_misses", &misses),
+			  0);
+		EXPECT_EQ(misses, ss.nr) TH_LOG("flags %#x", flags[k]);
+		ptsim_samples_free(&ss);
+		ptsim_unmap(&data);
+		close(fd);
+	}
+}
+
 #define PT_PSB_LEN	16
 #define PT_TSC_OPC	0x19
 #define TSC_MASK	((1ULL << 56) - 1)	/* a TSC packet's 7 bytes */
