@@ -979,6 +979,108 @@ TEST_F(aux_sample, forked_child_samples_own_trace)
 }
 
 /*
+ * Freeing in either order: this task's inherited sampler, and so the
+ * hidden event, goes while forked children that inherited both still run
+ * (their copies are freed with the original), or the children exit first
+ * (their copies go before it).  Neither order may touch memory the other
+ * freed, which KASAN in the debug kernel would report.  The children drop
+ * their references to the sampler's file (fd and mapping) at once, so
+ * that closing it here releases it.
+ */
+#define NR_CHILDREN	3
+
+static void spinning_child(struct env *e, int ran, int stop)
+{
+	char c = 0;
+
+	close_sampler(e, 0);
+	phase_b(&e->b);
+	if (write(ran, &c, 1) != 1)
+		_exit(1);
+	/* Until the end of file on @stop, and a little after. */
+	while (read(stop, &c, 1) < 0 && errno == EAGAIN)
+		ptsim_spin(1);
+	ptsim_spin(10);
+	_exit(0);
+}
+
+/* Let the children go, and reap them. */
+static void stop_children(struct __test_metadata *_metadata, int stop,
+			  const pid_t *pid)
+{
+	int i, status;
+
+	close(stop);
+	for (i = 0; i < NR_CHILDREN; i++) {
+		ASSERT_EQ(waitpid(pid[i], &status, 0), pid[i]);
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+}
+
+static void free_in_order(struct __test_metadata *_metadata, struct env *e,
+			  bool sampler_first)
+{
+	int ran[2], stop[2], i, k;
+	pid_t pid[NR_CHILDREN];
+	struct run run = {};
+	size_t traced[NR_CHILDREN] = {}, j;
+	char c;
+
+	open_inherited(_metadata, e);
+	ASSERT_EQ(pipe(ran), 0);
+	ASSERT_EQ(pipe2(stop, O_NONBLOCK), 0);
+	for (i = 0; i < NR_CHILDREN; i++) {
+		pid[i] = fork();
+		ASSERT_GE(pid[i], 0);
+		if (!pid[i]) {
+			close(stop[1]);
+			spinning_child(e, ran[1], stop[0]);
+		}
+	}
+	close(stop[0]);
+	for (i = 0; i < NR_CHILDREN; i++)
+		ASSERT_EQ(read(ran[0], &c, 1), 1);
+
+	if (!sampler_first)
+		stop_children(_metadata, stop[1], pid);
+
+	/* Each child's samples came with its own trace. */
+	enable(_metadata, e, 1, false);
+	check_run(_metadata, &e->map[0], FAULT_TYPE, &e->text, true, &run);
+	for (j = 0; j < run.ss.nr; j++) {
+		for (k = 0; k < NR_CHILDREN; k++)
+			traced[k] += run.ss.s[j].tid == (uint32_t)pid[k] &&
+				     run.t[j].nr;
+	}
+	run_free(&run);
+	for (k = 0; k < NR_CHILDREN; k++)
+		EXPECT_GT(traced[k], 0) TH_LOG("child %d", k);
+	close_sampler(e, 0);
+
+	if (sampler_first) {
+		/* The children run on without their copies, then exit. */
+		ptsim_spin(20);
+		stop_children(_metadata, stop[1], pid);
+	}
+	close(ran[0]);
+	close(ran[1]);
+}
+
+TEST_F(aux_sample, sampler_freed_before_inherited_copies)
+{
+	if (_metadata->skip)
+		return;
+	free_in_order(_metadata, &self->e, true);
+}
+
+TEST_F(aux_sample, inherited_copies_freed_before_sampler)
+{
+	if (_metadata->skip)
+		return;
+	free_in_order(_metadata, &self->e, false);
+}
+
+/*
  * A per-CPU sampler on CPU 0 gets a per-CPU hidden event there: one trace
  * of every task on CPU 0, in which this task's records must still end in
  * the phase it ran before each sample.

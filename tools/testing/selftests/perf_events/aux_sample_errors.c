@@ -1052,4 +1052,83 @@ TEST_F(aux_sample_unpriv, mlock_limit_holds_across_exec)
 		  allowed_samplers());
 }
 
+/*
+ * A fork over the allowance: this task holds an inherited sampler and as
+ * many other samplers as the allowance lets it open, so the child's copy
+ * of the hidden event cannot get a buffer (the fork asks for CAP_IPC_LOCK
+ * without an audit record).  The fork succeeds all the same, the copy is
+ * dropped, and the child's samples carry no trace: each counts as a miss
+ * of this task's sampler (which may have misses of its own).  Nothing was
+ * charged for the copy, so nothing is given back: the allowance is still
+ * used up once the child is gone.
+ * Exits with 0, or the number of the check that failed.
+ */
+#define FORK_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID)
+#define FORK_AUX_SIZE	64	/* small samples: none lost in 4 pages */
+
+static int nobody_fork_over_allowance(struct perf_event_attr *attr)
+{
+	struct perf_event_attr inherited = *attr;
+	struct ptsim_samples ss = {};
+	uint64_t before, after, child = 0, lost = 0;
+	struct ptsim_map data;
+	int fd, n, status;
+	size_t i;
+	pid_t pid;
+
+	/* An inherited event maps its ring buffer only if bound to a CPU. */
+	inherited.inherit = 1;
+	inherited.sample_type = FORK_TYPE | PERF_SAMPLE_AUX;
+	inherited.aux_sample_size = FORK_AUX_SIZE;
+	fd = ptsim_open(&inherited, 0, 0, -1);
+	if (fd < 0 || ptsim_pin_cpu(0) || ptsim_map(fd, &data, 4, 0, false) ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		return 1;
+	n = open_distinct_samplers(attr, 0);
+	if (n < 0 || ptsim_fdinfo_u64(fd, "aux_sample_misses", &before))
+		return 2;
+
+	pid = fork();
+	if (!pid) {
+		ptsim_spin(30);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status))
+		return 3;
+
+	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) ||
+	    ptsim_fdinfo_u64(fd, "aux_sample_misses", &after) ||
+	    ptsim_read_samples(&data, FORK_TYPE | PERF_SAMPLE_AUX, &ss,
+			       &lost) < 0 || lost)
+		return 4;
+	for (i = 0; i < ss.nr; i++) {
+		if (ss.s[i].tid != (uint32_t)pid)
+			continue;
+		if (ss.s[i].aux.len)
+			return 5;
+		child++;
+	}
+	if (!child || after - before < child) {
+		fprintf(stderr, "# %llu samples in the child, %llu misses\n",
+			(unsigned long long)child,
+			(unsigned long long)(after - before));
+		return 6;
+	}
+	attr->aux_sample_config = distinct_config(n);
+	if (ptsim_open(attr, 0, -1, -1) >= 0 || errno != EPERM)
+		return 7;
+	return 0;
+}
+
+TEST_F(aux_sample_unpriv, fork_over_allowance_drops_copy)
+{
+	if (_metadata->skip)
+		return;
+	self->mlock_saved = true;
+	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", LIMIT_MLOCK_KB), 0);
+	ASSERT_EQ(ptsim_as_nobody(nobody_fork_over_allowance, &self->attr,
+				  LIMIT_MEMLOCK), 0);
+}
+
 TEST_HARNESS_MAIN
