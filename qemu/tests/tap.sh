@@ -29,6 +29,6 @@ build_loop() {	# LOOPS
 echo "TAP version 13"
 echo 2 > /proc/sys/kernel/perf_event_paranoid
 # A debug kernel under TCG takes milliseconds per PMI, and the kernel then
-# throttles sampling events: its heuristic, not the emulator's doing.
-echo 1000000 > /proc/sys/kernel/perf_event_max_sample_rate
+# lowers the sample rate and throttles sampling events: its heuristic, not
+# the emulator's doing.
 echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
