@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: the benchmarks, in the plain (non-debug) QEMU kernel, then
-# perf's decoding of AUX-sample recordings (bench-decode.sh).
+# make bench: the benchmarks, in the plain (non-debug) QEMU kernel (the
+# emulated PMU's and PT's cost last), then perf's decoding of AUX-sample
+# recordings (bench-decode.sh).
 # Figures are ratios within one run, never absolute times.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
 bench=$build/selftests/perf_events
 "$repo/harness/run-guest.sh" -k "$build/kernel/arch/x86/boot/bzImage" -t 2400 \
-	"$bench/ptsim_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5}"
+	"$bench/ptsim_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} && $repo/qemu/bench/slowdown.sh $build"
 "$repo/harness/bench-decode.sh"

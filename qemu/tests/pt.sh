@@ -6,7 +6,7 @@
 # decoder finds in the trace of a program exactly the instructions and
 # branches it ran, so does libipt's, and perf record -A gets trace into
 # samples.  TAP.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lib/tap.sh"
 loops=100000
 caps=/sys/bus/event_source/devices/intel_pt/caps
 

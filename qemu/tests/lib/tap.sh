@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by the emulator's guest tests: TAP output and their set-up.
-# Sets perf (BUILD/perf/perf), here (this folder), tmp (removed at exit).
+# Sets perf (BUILD/perf/perf), here (the tests' folder), tmp (removed at
+# exit).
 perf=$1/perf/perf
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
@@ -14,11 +15,12 @@ check() {	# NAME COMMAND...: ok if COMMAND succeeds, else its output
 	n=$((n + 1))
 	if "$@" > "$tmp/out" 2>&1; then
 		echo "ok $n $name"
-	else
-		echo "not ok $n $name"
-		sed 's/^/# /' "$tmp/out"
-		failed=1
+		return 0
 	fi
+	echo "not ok $n $name"
+	sed 's/^/# /' "$tmp/out"
+	failed=1
+	return 1
 }
 
 # loop.S with LOOPS iterations, as $tmp/loop
