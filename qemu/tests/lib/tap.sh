@@ -32,5 +32,9 @@ echo "TAP version 13"
 echo 2 > /proc/sys/kernel/perf_event_paranoid
 # A debug kernel under TCG takes milliseconds per PMI, and the kernel then
 # lowers the sample rate and throttles sampling events: its heuristic, not
-# the emulator's doing.
+# the emulator's doing.  Earlier tests of the same boot may have lowered
+# it already: back to the default (writable only while the heuristic is
+# on), then the heuristic off.
+echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent
+echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate
 echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
