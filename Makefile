@@ -13,6 +13,8 @@ KQEMU      := $(BUILD)/kernel
 PERF_OUT   := $(BUILD)/perf
 JOBS       ?= $(shell nproc)
 SELFTESTS  := perf_events
+# The emulator's tests (qemu/tests/NAME.sh).
+QEMU_TESTS := pmu pt
 # perf test description patterns: the project's perf tests.
 PERF_TESTS := ptsim resolver hidden
 
@@ -66,7 +68,7 @@ checkpatch: tree
 	harness/checkpatch.sh
 
 check: all
-	SUITES="$(SELFTESTS)" PERF_TESTS="$(PERF_TESTS)" harness/check.sh
+	SUITES="$(SELFTESTS)" QEMU_TESTS="$(QEMU_TESTS)" PERF_TESTS="$(PERF_TESTS)" harness/check.sh
 
 demo: kernel perf qemu
 	harness/demo.sh

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh: the project's test run (make check).  checkpatch on the series,
-# then the kselftest suites $SUITES and the perf tests $PERF_TESTS inside the
-# booted debug kernel, then a check that the harness itself reports a guest
+# then, in two debug-kernel guests side by side, the kselftest suites
+# $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
+# tests $PERF_TESTS; then a check that the harness itself reports a guest
 # WARNING as a failure.  Ends with "N passed, N failed, N skipped" (each
 # skip is listed with its reason).
 set -uo pipefail
@@ -27,6 +28,20 @@ result() {	# PASS|FAIL|SKIP NAME...
 	esac
 }
 
+# What a TAP log says about its failed case N: the lines between the
+# result before it and the one after it (kselftest_harness prints its
+# diagnostics before "not ok", qemu/tests after), at most 40 of them.
+tap_diagnostics() {	# LOG N
+	awk -v n="$2" '/^(not )?ok [0-9]+ / {
+			if (found) exit
+			if ($0 ~ "^not ok " n " ") { found = 1; printf "%s", block }
+			block = ""
+			next
+		}
+		{ if (found) print; else block = block $0 "\n" }' "$1" |
+		tail -40 | sed 's/^/    /'
+}
+
 # One kselftest program's TAP log: one result per "ok"/"not ok" line; a
 # program that failed without saying which case failed, or printed no
 # result at all, counts as a failure.
@@ -35,7 +50,10 @@ tap_results() {	# NAME LOG RC
 	while read -r line; do
 		any=1
 		case $line in
-		"not ok "*) result FAIL "$name: ${line#not ok }"; bad=1 ;;
+		"not ok "*)
+			result FAIL "$name: ${line#not ok }"
+			tap_diagnostics "$log" "$(echo "$line" | cut -d' ' -f3)"
+			bad=1 ;;
 		*"# SKIP"*) result SKIP "$name: ${line#ok }" ;;
 		*) result PASS "$name: ${line#ok }" ;;
 		esac
@@ -77,27 +95,45 @@ perf_test_results() {	# NAME LOG RC
 	fi
 }
 
-echo "== in the debug kernel: kselftests $SUITES; perf tests $PERF_TESTS"
-"$repo/harness/run-guest.sh" -t 2400 -o "$results/guest" \
-	"$repo/harness/guest-tests.sh" "$build" "'$SUITES'" "'$PERF_TESTS'" \
-	> "$results/guest.log" 2>&1
-guest_rc=$?
-for rcfile in "$results"/guest/tests/*.rc; do
-	[ -f "$rcfile" ] || continue
-	t=$(basename "$rcfile" .rc)
-	case $t in
-	perf-test.*)
-		perf_test_results "$t" "${rcfile%.rc}.log" "$(cat "$rcfile")" ;;
-	*)
-		tap_results "$t" "${rcfile%.rc}.log" "$(cat "$rcfile")" ;;
-	esac
-done
-if [ $guest_rc = 0 ]; then
-	result PASS "guest: test run ended with no kernel splat"
-else
-	result FAIL "guest: test run status $guest_rc"
-	tail -20 "$results/guest.log" | sed 's/^/    /'
-fi
+# A guest's results: its programs' results, then whether it ended cleanly.
+guest_results() {	# NAME
+	local dir=$results/$1 rcfile t
+	echo "== in the debug kernel: $1"
+	for rcfile in "$dir"/tests/*.rc; do
+		[ -f "$rcfile" ] || continue
+		t=$(basename "$rcfile" .rc)
+		case $t in
+		perf-test.*)
+			perf_test_results "$t" "${rcfile%.rc}.log" "$(cat "$rcfile")" ;;
+		*)
+			tap_results "$t" "${rcfile%.rc}.log" "$(cat "$rcfile")" ;;
+		esac
+	done
+	if [ "$(cat "$dir.rc")" = 0 ]; then
+		result PASS "guest $1: test run ended with no kernel splat"
+	else
+		result FAIL "guest $1: test run status $(cat "$dir.rc")"
+		tail -20 "$dir.log" | sed 's/^/    /'
+	fi
+}
+
+# Boot a debug-kernel guest running guest-tests.sh ARGS in the background;
+# its status goes to results/NAME.rc.
+start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS
+	"$repo/harness/run-guest.sh" -t 2400 -o "$results/$1" \
+		"$repo/harness/guest-tests.sh" "$build" "'$2'" "'$3'" "'$4'" \
+		> "$results/$1.log" 2>&1
+	echo $? > "$results/$1.rc"
+}
+
+# Each guest is one TCG thread: two at a time use both cores.  The longest
+# perf test gets a guest of its own.
+start_guest kselftests "$SUITES" "$QEMU_TESTS" "" &
+kselftests=$!
+start_guest perf-tests "" "" "$PERF_TESTS" &
+perf_tests=$!
+wait $kselftests
+guest_results kselftests
 
 echo "== harness"
 "$repo/harness/run-guest.sh" -t 300 -o "$results/warn" \
@@ -109,6 +145,9 @@ if [ $warn_rc = 1 ] && grep -q 'kernel splat' "$results/warn.log"; then
 else
 	result FAIL "harness: a kernel WARNING in the guest was not reported (status $warn_rc)"
 fi
+
+wait $perf_tests
+guest_results perf-tests
 
 echo
 echo "$passed passed, $failed failed, $skipped skipped"

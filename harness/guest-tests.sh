@@ -1,15 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest-tests.sh BUILD "SUITE..." "PERF_TEST..."
+# guest-tests.sh BUILD "SUITE..." "QEMU_TEST..." "PERF_TEST..."
 #
 # Run inside the guest (harness/check.sh boots it).  Runs the test programs
 # of each kselftest SUITE built under BUILD/selftests/SUITE (as listed in
 # its tests.list, made by "make selftests" from the suite's emit_tests),
-# each under its suite's timeout, the emulator's tests in qemu/tests, then
-# "perf test -v" for each PERF_TEST (a description pattern), from the tree's
-# tools/perf so that perf finds its shell tests, and collects the results of
-# the KUnit suites that ran at boot.  Leaves tests/NAME.log and tests/NAME.rc in the run's dir.
+# each under its suite's timeout, and with them collects the results of the
+# KUnit suites that ran at boot; then the emulator's tests
+# qemu/tests/QEMU_TEST.sh; then "perf test -v" for each PERF_TEST (a
+# description pattern), from the tree's tools/perf so that perf finds its
+# shell tests.  Any list may be empty.  Leaves tests/NAME.log and
+# tests/NAME.rc in the run's dir.
 build=$1
 out=/tmp/out/tests
 mkdir -p $out
@@ -29,7 +31,7 @@ for suite in $2; do
 done
 
 # KUnit suites ran at boot; their cases' results are in debugfs.
-for d in /sys/kernel/debug/kunit/*/; do
+[ -z "$2" ] || for d in /sys/kernel/debug/kunit/*/; do
 	[ -f "$d/results" ] || continue
 	name=kunit.$(basename "$d")
 	echo "guest-tests: $name"
@@ -38,16 +40,16 @@ for d in /sys/kernel/debug/kunit/*/; do
 done
 
 # The emulator's own tests (qemu/tests): TAP, like the kselftests.
-for prog in "$(dirname "$0")"/../qemu/tests/*.sh; do
-	name=qemu.$(basename "$prog" .sh)
+for t in $3; do
+	name=qemu.$t
 	echo "guest-tests: $name"
-	timeout -k 5 600 "$prog" "$build" > $out/$name.log 2>&1
+	timeout -k 5 600 "$(dirname "$0")/../qemu/tests/$t.sh" "$build" > $out/$name.log 2>&1
 	echo $? > $out/$name.rc
 done
 
 testdata=$(cd "$(dirname "$0")/../../shared/testdata" && pwd)
 export PERF_TEST_LIBIPT_DIR=$testdata/libipt PERF_TEST_OPENCSD_DIR=$testdata/opencsd
-for t in $3; do
+for t in $4; do
 	echo "guest-tests: perf test $t"
 	(cd "$build/linux/tools/perf" && timeout -k 5 900 "$build/perf/perf" test -v "$t") \
 		> $out/perf-test.$t.log 2>&1

@@ -10,20 +10,26 @@
 loops=100000
 caps=/sys/bus/event_source/devices/intel_pt/caps
 
-# CPUID 0x14 as the emulator sets it: ToPA with multiple entries and CR3
-# filtering, nothing else.
+# CPUID 0x14 as the emulator sets it: ToPA with multiple entries, CR3
+# filtering, MTC of all 16 periods, nothing else.
 probed() {
-	for c in topa_output topa_multiple_entries cr3_filtering; do
+	for c in topa_output topa_multiple_entries cr3_filtering mtc; do
 		[ "$(cat $caps/$c)" = 1 ] || { echo "$c: $(cat $caps/$c)"; return 1; }
 	done
-	for c in psb_cyc ip_filtering mtc ptwrite power_event_trace \
+	for c in psb_cyc ip_filtering ptwrite power_event_trace \
 		 single_range_output num_address_ranges payloads_lip; do
 		[ "$(cat $caps/$c)" = 0 ] || { echo "$c: $(cat $caps/$c)"; return 1; }
 	done
+	[ "$(cat $caps/mtc_periods)" = ffff ] || { echo "mtc_periods: $(cat $caps/mtc_periods)"; return 1; }
 }
 
+# perf's default configuration: TSC and MTC, whose CTC perf takes from
+# CPUID 0x15 (TSC = 128 CTC here); PSB+ has TSC and TMA.
 record() {
-	"$perf" record -q -o "$tmp/pt.data" -e intel_pt//u "$tmp/loop"
+	"$perf" record -q -o "$tmp/pt.data" -e intel_pt//u "$tmp/loop" &&
+	"$perf" report -i "$tmp/pt.data" -D > "$tmp/pt.dump" 2>/dev/null &&
+	grep 'TSC:CTC numerator *128$' "$tmp/pt.dump" &&
+	grep -m1 ' TMA ' "$tmp/pt.dump" && grep -m1 ' MTC ' "$tmp/pt.dump"
 }
 
 # The instructions loop.S retires, in order, one address per line.
@@ -54,11 +60,10 @@ instructions() {
 # are dumped at 4-digit ones).
 libipt() {
 	gcc -O2 -o "$tmp/ptdecode" "$here/ptdecode.c" -lipt &&
-	"$perf" report -i "$tmp/pt.data" -D 2>/dev/null |
-		awk '/^\. +[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]: / {
+	awk '/^\. +[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]: / {
 			for (i = 3; i <= NF && $i ~ /^[0-9a-f][0-9a-f]$/; i++)
 				printf "%s", $i
-		}' |
+		}' "$tmp/pt.dump" |
 		python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read()))' \
 		> "$tmp/pt.raw" &&
 	ls -l "$tmp/pt.raw" &&
@@ -89,7 +94,7 @@ aux_sample() {
 echo "1..6"
 build_loop $loops || exit 1
 check "intel_pt driver probed with CPUID 0x14's caps" probed
-if check "perf record -e intel_pt//u of a known loop" record; then
+if check "perf record -e intel_pt//u of a known loop: TSC, TMA and MTC" record; then
 	check "perf script --itrace=i: exactly the instructions it retired" instructions
 	check "perf script --itrace=b: exactly the loop's branches" branches
 	check "libipt's decoder: exactly the instructions it retired" libipt
