@@ -4,8 +4,8 @@
 # check.sh: the project's test run (make check).  checkpatch on the series,
 # then, in two debug-kernel guests side by side, the kselftest suites
 # $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
-# tests $PERF_TESTS; then a check that the harness itself reports a guest
-# WARNING as a failure.  Ends with "N passed, N failed, N skipped" (each
+# tests $PERF_TESTS; beside the second, the emulator's flow test and a
+# check that the harness itself reports a guest WARNING as a failure.  Ends with "N passed, N failed, N skipped" (each
 # skip is listed with its reason).
 set -uo pipefail
 
@@ -117,10 +117,10 @@ guest_results() {	# NAME
 	fi
 }
 
-# Boot a debug-kernel guest running guest-tests.sh ARGS in the background;
-# its status goes to results/NAME.rc.
-start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS
-	"$repo/harness/run-guest.sh" -t 2400 -o "$results/$1" \
+# Boot a debug-kernel guest running guest-tests.sh ARGS; its status goes
+# to results/NAME.rc.
+start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS]
+	"$repo/harness/run-guest.sh" -t 2400 -o "$results/$1" -x "${5:-}" \
 		"$repo/harness/guest-tests.sh" "$build" "'$2'" "'$3'" "'$4'" \
 		> "$results/$1.log" 2>&1
 	echo $? > "$results/$1.rc"
@@ -134,6 +134,12 @@ start_guest perf-tests "" "" "$PERF_TESTS" &
 perf_tests=$!
 wait $kselftests
 guest_results kselftests
+
+# qemu/tests/flow.sh: the emulator's trace against QEMU's log of the
+# blocks it ran, on one vCPU (a guest of its own: the log costs).
+start_guest flow "" flow "" \
+	"-smp 1 -d exec,nochain -dfilter 0x10000000..0x10ffffff -D $results/flow/exec.log"
+guest_results flow
 
 echo "== harness"
 "$repo/harness/run-guest.sh" -t 300 -o "$results/warn" \

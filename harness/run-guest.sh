@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-guest.sh [-k BZIMAGE] [-t SECONDS] [-o DIR] COMMAND...
+# run-guest.sh [-k BZIMAGE] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND...
 #
 # Boot BZIMAGE under this project's QEMU ($BUILD/qemu, harness/qemu.sh: TCG
 # with an Intel PMU and Intel PT, 2 vCPUs) with the host's root read-only over
@@ -9,7 +9,8 @@
 # with its status.  The run fails (status 1) when the console shows a kernel
 # splat (oops, BUG, WARNING, KASAN, lockdep, kmemleak, hung task, RCU stall),
 # and ends with status 124 when the guest does not finish within SECONDS.
-# DIR keeps the run's files: cmd, output, rc and console.log.  The root is
+# DIR keeps the run's files: cmd, output, rc and console.log.  QEMU_ARGS
+# (split at blanks) go to QEMU after the harness's own, which they override.  The root is
 # mounted cache=loose: nothing changes it while a guest runs, and without a
 # page cache every exec re-read its libraries over 9p (perf --version took
 # 10.8 s in the debug kernel, 1.9 s with it).
@@ -23,17 +24,19 @@ qemu=${QEMU:-$build/qemu/qemu-system-x86_64}
 cpu=max,vendor=GenuineIntel,family=6,model=127,stepping=0,la57=off
 timeout=600
 out=
+extra=
 
-while getopts k:t:o: opt; do
+while getopts k:t:o:x: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	o) out=$OPTARG ;;
+	x) extra=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: run-guest.sh [-k BZIMAGE] [-t SECONDS] [-o DIR] COMMAND..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run-guest.sh [-k BZIMAGE] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND..." >&2; exit 2; }
 [ -f "$kernel" ] || { echo "run-guest: no kernel at $kernel" >&2; exit 2; }
 [ -x "$qemu" ] || { echo "run-guest: no QEMU at $qemu (make qemu)" >&2; exit 2; }
 
@@ -53,7 +56,7 @@ timeout --foreground -k 10 "$timeout" "$qemu" \
 	-kernel "$kernel" \
 	-append "console=ttyS0 root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$repo/harness/guest-init.sh panic=-1 acpi=noirq tsc=reliable rcupdate.rcu_cpu_stall_timeout=300 hung_task_timeout_secs=600" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs "local,path=$out,mount_tag=out,security_model=none"
+	-virtfs "local,path=$out,mount_tag=out,security_model=none" $extra
 qemu_rc=$?
 
 [ -f "$out/output" ] && cat "$out/output"

@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ptdecode TRACE ELF: decode a raw Intel PT stream with libipt's
+ * ptdecode [-e] TRACE ELF: decode a raw Intel PT stream with libipt's
  * instruction decoder (not this project's, not perf's) over the executable
  * segments of a static ELF binary, and print the address of every
  * instruction it finds, one per line, in hex, from the first PSB to the
- * end.  Any decode error (an image it cannot follow, a packet it does not
- * expect) ends it with status 1.
+ * end.  With -e, each address is followed by the instruction's bytes and,
+ * for a branch of any kind, " branch"; the events that enable and disable
+ * tracing get lines of their own:
+ * "enabled IP" (where the trace goes on), "disabled", "overflow".  Any
+ * decode error (an image it cannot follow, a packet it does not expect)
+ * ends it with status 1.
  */
 #include <elf.h>
 #include <fcntl.h>
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,7 +68,38 @@ static struct pt_image *load_image(const char *path)
 	return image;
 }
 
-/* Take the events libipt has for us; they carry nothing we print. */
+static int print_events;
+
+static void print_event(const struct pt_event *ev)
+{
+	switch (ev->type) {
+	case ptev_enabled:
+		printf("enabled %llx\n", (unsigned long long)ev->variant.enabled.ip);
+		break;
+	case ptev_disabled:
+	case ptev_async_disabled:
+		printf("disabled\n");
+		break;
+	case ptev_overflow:
+		printf("overflow\n");
+		break;
+	default:
+		break;
+	}
+}
+
+static void print_bytes(const struct pt_insn *insn)
+{
+	unsigned int i;
+
+	printf(" ");
+	for (i = 0; i < insn->size; i++)
+		printf("%02x", insn->raw[i]);
+	if (insn->iclass != ptic_other && insn->iclass != ptic_ptwrite)
+		printf(" branch");
+}
+
+/* Take the events libipt has for us, printing those -e asks for. */
 static int drain_events(struct pt_insn_decoder *dec, int status)
 {
 	struct pt_event ev;
@@ -72,6 +108,8 @@ static int drain_events(struct pt_insn_decoder *dec, int status)
 		status = pt_insn_event(dec, &ev, sizeof(ev));
 		if (status < 0)
 			return status;
+		if (print_events)
+			print_event(&ev);
 	}
 	return status;
 }
@@ -84,8 +122,11 @@ int main(int argc, char **argv)
 	size_t size;
 	int status;
 
+	print_events = argc == 4 && !strcmp(argv[1], "-e");
+	argv += print_events;
+	argc -= print_events;
 	if (argc != 3) {
-		fprintf(stderr, "usage: ptdecode TRACE ELF\n");
+		fprintf(stderr, "usage: ptdecode [-e] TRACE ELF\n");
 		return 2;
 	}
 	pt_config_init(&config);
@@ -104,8 +145,12 @@ int main(int argc, char **argv)
 			status = pt_insn_next(dec, &insn, sizeof(insn));
 			if (status < 0)
 				break;
-			if (!insn.speculative)
-				printf("%llx\n", (unsigned long long)insn.ip);
+			if (insn.speculative)
+				continue;
+			printf("%llx", (unsigned long long)insn.ip);
+			if (print_events)
+				print_bytes(&insn);
+			printf("\n");
 		}
 		if (status == -pte_eos)
 			return 0;
