@@ -5,8 +5,9 @@
 # then, in two debug-kernel guests side by side, the kselftest suites
 # $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
 # tests $PERF_TESTS; beside the second, the emulator's flow test and a
-# check that the harness itself reports a guest WARNING as a failure.  Ends with "N passed, N failed, N skipped" (each
-# skip is listed with its reason).
+# check that the harness itself reports a guest WARNING as a failure.
+# Ends with "N passed, N failed, N skipped" (each skip is listed with its
+# reason).
 set -uo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -126,8 +127,7 @@ start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS]
 	echo $? > "$results/$1.rc"
 }
 
-# Each guest is one TCG thread: two at a time use both cores.  The longest
-# perf test gets a guest of its own.
+# Each guest is one TCG thread: two at a time use both cores.
 start_guest kselftests "$SUITES" "$QEMU_TESTS" "" &
 kselftests=$!
 start_guest perf-tests "" "" "$PERF_TESTS" &

@@ -10,10 +10,10 @@
 # splat (oops, BUG, WARNING, KASAN, lockdep, kmemleak, hung task, RCU stall),
 # and ends with status 124 when the guest does not finish within SECONDS.
 # DIR keeps the run's files: cmd, output, rc and console.log.  QEMU_ARGS
-# (split at blanks) go to QEMU after the harness's own, which they override.  The root is
-# mounted cache=loose: nothing changes it while a guest runs, and without a
-# page cache every exec re-read its libraries over 9p (perf --version took
-# 10.8 s in the debug kernel, 1.9 s with it).
+# (split at blanks) go to QEMU after the harness's own, which they
+# override.  The root is mounted cache=loose: nothing changes it while a
+# guest runs, and without a page cache every exec re-read its libraries
+# over 9p (perf --version took 10.8 s in the debug kernel, 1.9 s with it).
 set -uo pipefail
 
 . "$(dirname "$0")/common.sh"
