@@ -40,11 +40,18 @@
 #include "ptsim_lib.h"
 
 #define SAMPLE_SIZE	4096
-#define DATA_PAGES	128
+#define DATA_PAGES	256
 #define CPU_DATA_PAGES	1024	/* a per-CPU sampler sees every task */
 #define NR_TOUCH	8	/* page faults per phase */
-#define SPIN_US		5000	/* spinning before each of them */
-#define TASK_CLOCK_NS	2000000
+/*
+ * The spinning before each of them outlasts the longest a CPU's timers can
+ * stall: when hrtimer_interrupt() finds its timers expired again three
+ * times over (a debug kernel in an emulator on a busy host does), it defers
+ * them by the time it spent, up to 100 ms, and ptsim's with them.  A tick
+ * then still lands in the phase before its write.
+ */
+#define SPIN_US		105000
+#define TASK_CLOCK_NS	10000000
 #define POS_SLOW_NS	500000000	/* the buffer wraps between samples */
 #define POS_SPIN_MS	3000
 #define NR_FDS		3
