@@ -18,7 +18,7 @@ QEMU_TESTS := pmu pt
 # perf test description patterns: the project's perf tests.
 PERF_TESTS := ptsim resolver hidden
 
-PERF_FLAGS := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
+PERF_FLAGS := NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \
 	      CC="ccache gcc" HOSTCC="ccache gcc"
 

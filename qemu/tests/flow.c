@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A program for the instruction-flow comparison (flow.sh): signals,
- * syscalls, indirect calls, and with the argument "fork" a fork (not in
- * flow.sh yet: qemu/README.md, "Not yet").  flow.sh links it static at
+ * syscalls, indirect calls, and with the argument "fork" a fork, whose
+ * child computes and takes a signal of its own.  flow.sh links it static at
  * 0x10000000 (not position independent), where no other program's code
  * is (Debian's python3 is at 0x400000).  Exits 0 if every signal arrived.
  */

@@ -3,8 +3,8 @@
 #
 # flow.sh BUILD: what TCG's Intel PT writes is what the CPU executed, told
 # by two programs this project did not write: libipt's instruction decoder
-# turns the trace of a program with signals, syscalls and indirect calls
-# (flow.c) into its instruction flow, and flowcmp.py matches that
+# turns the trace of a program with signals, syscalls, indirect calls and
+# a fork (flow.c) into its instruction flow, and flowcmp.py matches that
 # flow against QEMU's own log of the translation blocks it ran.  The
 # guest must run on one vCPU with QEMU logging them:
 #   -smp 1 -d exec,nochain -dfilter 0x10000000..0x10ffffff -D OUT/exec.log
@@ -17,7 +17,7 @@ log=/tmp/out/exec.log
 record() {
 	gcc -O1 -static -no-pie -Wl,-Ttext-segment=0x10000000 -o "$tmp/flow" "$here/flow.c" &&
 	gcc -O2 -o "$tmp/ptdecode" "$here/ptdecode.c" -lipt &&
-	"$perf" record -q -m,4M -o "$tmp/pt.data" -e intel_pt//u "$tmp/flow"
+	"$perf" record -q -m,4M -o "$tmp/pt.data" -e intel_pt//u "$tmp/flow" fork
 }
 
 # Each CPU's trace as raw bytes, $tmp/pt.CPU: perf -D dumps each AUXTRACE
@@ -50,6 +50,6 @@ compare() {
 
 echo "1..2"
 [ -f "$log" ] || { echo "Bail out! no QEMU exec log at $log"; exit 1; }
-check "perf record -e intel_pt//u of a program with signals, syscalls, indirect calls" record &&
+check "perf record -e intel_pt//u of a program with signals, syscalls, indirect calls, a fork" record &&
 check "libipt's flow of its trace is what QEMU ran" compare
 exit $failed

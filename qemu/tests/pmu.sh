@@ -22,11 +22,15 @@ count() {	# EVENT PROGRAM
 	"$perf" stat -x, -e "$1" "$2" 2>&1 >/dev/null | cut -d, -f1
 }
 
+# Branch misses as the model predicts (backward Jcc taken): the loop's
+# jnz, once, when it falls through.
 exact_counts() {
 	insns=$(count instructions:u "$tmp/loop")
 	branches=$(count branches:u "$tmp/loop")
-	echo "instructions:u $insns (want $((2 * loops + 4))), branches:u $branches (want $((loops + 1)))"
-	[ "$insns" = $((2 * loops + 4)) ] && [ "$branches" = $((loops + 1)) ]
+	misses=$(count branch-misses:u "$tmp/loop")
+	echo "instructions:u $insns (want $((2 * loops + 4))), branches:u $branches (want $((loops + 1))), branch-misses:u $misses (want 1)"
+	[ "$insns" = $((2 * loops + 4)) ] && [ "$branches" = $((loops + 1)) ] &&
+	[ "$misses" = 1 ]
 }
 
 # Every retired instruction is a cycle in the model: both counted, system-wide.
@@ -59,7 +63,7 @@ sample_cycles() {
 echo "1..5"
 build_loop $loops || exit 1
 check "Intel PMU driver probed on CPUID 0xA v2: 4+3 counters, 48 bits" probed
-check "perf stat instructions:u and branches:u of a known loop are exact" exact_counts
+check "perf stat instructions:u, branches:u, branch-misses:u of a known loop are exact" exact_counts
 check "perf stat -a cycles,instructions,ref-cycles all count" stat_cycles
 check "perf record -e instructions:u -c 10000: one sample per period" sample_period
 check "perf record -e cycles samples the loop" sample_cycles

@@ -11,12 +11,12 @@ loops=100000
 caps=/sys/bus/event_source/devices/intel_pt/caps
 
 # CPUID 0x14 as the emulator sets it: ToPA with multiple entries, CR3
-# filtering, MTC of all 16 periods, nothing else.
+# filtering, MTC of all 16 periods, PTWRITE, nothing else.
 probed() {
-	for c in topa_output topa_multiple_entries cr3_filtering mtc; do
+	for c in topa_output topa_multiple_entries cr3_filtering mtc ptwrite; do
 		[ "$(cat $caps/$c)" = 1 ] || { echo "$c: $(cat $caps/$c)"; return 1; }
 	done
-	for c in psb_cyc ip_filtering ptwrite power_event_trace \
+	for c in psb_cyc ip_filtering power_event_trace \
 		 single_range_output num_address_ranges payloads_lip; do
 		[ "$(cat $caps/$c)" = 0 ] || { echo "$c: $(cat $caps/$c)"; return 1; }
 	done
@@ -80,6 +80,19 @@ branches() {
 	[ "$taken" = $((loops - 1)) ]
 }
 
+# PTWRITE (ptw.S): perf finds each payload at the PTWRITE that wrote it,
+# with branch tracing off (PTW packets alone) and on.
+ptwrite() {
+	gcc -nostdlib -static -o "$tmp/ptw" "$here/ptw.S" || return 1
+	printf '0x1122334455667788 40100a\n0xcafef00d 401017\n' > "$tmp/w.want"
+	for branch in 0 1; do
+		"$perf" record -q -o "$tmp/w.data" -e "intel_pt/ptw,fup_on_ptw,branch=$branch/u" "$tmp/ptw" &&
+		"$perf" script -i "$tmp/w.data" --itrace=we -F ip,synth > "$tmp/w" &&
+		cat "$tmp/w" &&
+		awk '{ print $4, $5 }' "$tmp/w" | cmp - "$tmp/w.want" || return 1
+	done
+}
+
 # The mission's command: samples of cycles and instructions carry PT.  A
 # fixed period: at the default 4000 Hz, a debug kernel under TCG spends
 # nearly all its time in PMIs that copy trace.
@@ -91,7 +104,7 @@ aux_sample() {
 	grep -m1 -E '^\. +[0-9a-f]+: +02 82 02 82' "$tmp/a.txt"
 }
 
-echo "1..6"
+echo "1..7"
 build_loop $loops || exit 1
 check "intel_pt driver probed with CPUID 0x14's caps" probed
 if check "perf record -e intel_pt//u of a known loop: TSC, TMA and MTC" record; then
@@ -99,5 +112,6 @@ if check "perf record -e intel_pt//u of a known loop: TSC, TMA and MTC" record; 
 	check "perf script --itrace=b: exactly the loop's branches" branches
 	check "libipt's decoder: exactly the instructions it retired" libipt
 fi
+check "PTWRITE: perf script --itrace=w, branches off and on" ptwrite
 check "perf record -Aintel_pt -e cycles,instructions -c 1000000: samples carry PT" aux_sample
 exit $failed
