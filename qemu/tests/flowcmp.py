@@ -19,7 +19,11 @@ They match if the blocks can be laid on the flow in order so that:
 - a block starts again where the last one started, with no instruction
   between, only once where the trace was enabled again (its first
   instruction faulted) or at a REP string instruction (QEMU runs each
-  iteration as a block).
+  iteration as a block);
+- a block that starts where an interrupt or exception disabled the trace
+  before its first instruction (an exception on that instruction, and
+  another task ran before the retry) ran nothing, and is dropped: once
+  there.
 So the flow takes each branch the CPU took and no other.  Prints the
 counts, or where the two part, and exits 1."""
 import re
@@ -48,6 +52,7 @@ class Insn:
     def __init__(self, word, resumed):
         raw = bytes.fromhex(word[1])
         self.ip, self.size, self.resumed = int(word[0], 16), len(raw), resumed
+        self.stopped_at = None
         op, rep = opcode(raw)
         self.rep = rep and op in REP_STRING
         # branches, POPF, PAUSE (REP NOP) and REP string ops end a block
@@ -57,11 +62,14 @@ class Insn:
 
 def decoded(path):
     """The flow; an instruction is resumed if the trace was enabled again
-    at it."""
+    at it, and has stopped_at if an interrupt or exception disabled the
+    trace after it, at that IP."""
     flow, resumed = [], False
     for line in open(path):
         word = line.split()
-        if word[0] == 'enabled':
+        if word[:2] == ['disabled', 'at'] and flow:
+            flow[-1].stopped_at = int(word[2], 16)
+        elif word[0] == 'enabled':
             resumed = True
         elif word[0] == 'overflow':
             sys.exit('the trace overflowed')
@@ -104,40 +112,43 @@ def may_split(flow, j, k):
             k - j >= MAX_INSNS or end >> PAGE_SHIFT != flow[j].ip >> PAGE_SHIFT)
 
 
-def starts(flow, j, again, pc):
+def starts(flow, j, again, dropped, pc):
     """Where in the flow the block after one laid at @j (@again: which
-    may start again) can start at @pc: (position, whether a block may
-    start there again), likeliest first."""
+    may start again; @dropped: a block that ran nothing was dropped
+    there) can start at @pc: (position, whether a block may start there
+    again, whether one was dropped there), likeliest first."""
     found = []
     k = j + 1
     while k < len(flow):
         jump = jumps_to(flow, k)
         if flow[k].ip == pc and (jump or may_split(flow, j, k)):
-            found.append((k, flow[k].resumed))
+            found.append((k, flow[k].resumed, False))
         if jump and k > max(j, 0):
             break
         k += 1
+    if k > 0 and flow[k - 1].stopped_at == pc and not dropped:
+        found.append((k - 1, False, True))
     found.reverse()         # a loop's next round before a split block
     if j >= 0 and flow[j].ip == pc and (again or flow[j].rep):
-        found.append((j, False))
+        found.append((j, False, False))
     return found
 
 
 def compare(flow, pcs):
     """None if @pcs lay on @flow, else where they part."""
-    stack, seen, best = [(0, -1, False)], set(), (0, -1)
+    stack, seen, best = [(0, -1, False, False)], set(), (0, -1)
     while stack:
-        n, j, again = stack.pop()
-        if (n, j, again) in seen:
+        n, j, again, dropped = stack.pop()
+        if (n, j, again, dropped) in seen:
             continue
-        seen.add((n, j, again))
+        seen.add((n, j, again, dropped))
         best = max(best, (n, j))
         if n == len(pcs):
             if all(not jumps_to(flow, k) for k in range(j + 1, len(flow))):
                 return None
             continue
-        for k, may in reversed(starts(flow, j, again, pcs[n])):
-            stack.append((n + 1, k, may))
+        for k, may, drop in reversed(starts(flow, j, again, dropped, pcs[n])):
+            stack.append((n + 1, k, may, drop))
     n, j = best
     return ('block %d of %d at %x cannot follow instruction %d of %d (%x)' %
             (n, len(pcs), pcs[n] if n < len(pcs) else 0, j, len(flow),

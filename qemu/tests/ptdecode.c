@@ -77,8 +77,11 @@ static void print_event(const struct pt_event *ev)
 		printf("enabled %llx\n", (unsigned long long)ev->variant.enabled.ip);
 		break;
 	case ptev_disabled:
-	case ptev_async_disabled:
 		printf("disabled\n");
+		break;
+	case ptev_async_disabled:
+		printf("disabled at %llx\n",
+		       (unsigned long long)ev->variant.async_disabled.at);
 		break;
 	case ptev_overflow:
 		printf("overflow\n");
