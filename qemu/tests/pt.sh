@@ -2,25 +2,32 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # pt.sh BUILD: in a guest of the patched QEMU, the stock intel_pt driver on
-# TCG's Intel PT (qemu/0004): it probes with what CPUID 0x14 says, perf's
-# decoder finds in the trace of a program exactly the instructions and
-# branches it ran, so does libipt's, and perf record -A gets trace into
-# samples.  TAP.
+# TCG's Intel PT (qemu/0004, 0006, 0007): it probes with what CPUID 0x14
+# says, perf's decoder finds in the trace of a program exactly the
+# instructions and branches it ran, so does libipt's, also with CYC, with
+# address filters and with a TraceStop range, PSBFreq spaces PSBs, and perf
+# record -A gets trace into samples.  TAP.
 . "$(dirname "$0")/lib/tap.sh"
 loops=100000
 caps=/sys/bus/event_source/devices/intel_pt/caps
 
 # CPUID 0x14 as the emulator sets it: ToPA with multiple entries, CR3
-# filtering, MTC of all 16 periods, PTWRITE, nothing else.
+# filtering, CYC of all 16 thresholds and PSB of all 16 frequencies, IP
+# filtering with 2 address ranges, MTC of all 16 periods, PTWRITE,
+# nothing else.
 probed() {
-	for c in topa_output topa_multiple_entries cr3_filtering mtc ptwrite; do
+	for c in topa_output topa_multiple_entries cr3_filtering psb_cyc \
+		 ip_filtering mtc ptwrite; do
 		[ "$(cat $caps/$c)" = 1 ] || { echo "$c: $(cat $caps/$c)"; return 1; }
 	done
-	for c in psb_cyc ip_filtering power_event_trace \
-		 single_range_output num_address_ranges payloads_lip; do
+	for c in power_event_trace event_trace tnt_disable single_range_output \
+		 output_subsys payloads_lip; do
 		[ "$(cat $caps/$c)" = 0 ] || { echo "$c: $(cat $caps/$c)"; return 1; }
 	done
-	[ "$(cat $caps/mtc_periods)" = ffff ] || { echo "mtc_periods: $(cat $caps/mtc_periods)"; return 1; }
+	for c in mtc_periods cycle_thresholds psb_periods; do
+		[ "$(cat $caps/$c)" = ffff ] || { echo "$c: $(cat $caps/$c)"; return 1; }
+	done
+	[ "$(cat $caps/num_address_ranges)" = 2 ] || { echo "num_address_ranges: $(cat $caps/num_address_ranges)"; return 1; }
 }
 
 # perf's default configuration: TSC and MTC, whose CTC perf takes from
@@ -42,33 +49,126 @@ flow() {
 	}'
 }
 
+# The instruction flow perf decodes from a recording, one address per line.
+perf_flow() {	# PERF.DATA
+	"$perf" script -i "$1" --itrace=i0nse -F ip > "$tmp/perf.flow" &&
+	! grep -i error "$tmp/perf.flow" &&
+	sed 's/^ *//' "$tmp/perf.flow"
+}
+
 # Every instruction the program retired, decoded by perf from its trace,
 # in order and nothing lost; as many as instructions:u counts.
 instructions() {
-	"$perf" script -i "$tmp/pt.data" --itrace=i0nse -F ip > "$tmp/insns" &&
-	! grep -i error "$tmp/insns" &&
-	sed 's/^ *//' "$tmp/insns" > "$tmp/insns.ip" &&
-	flow | cmp - "$tmp/insns.ip" &&
+	perf_flow "$tmp/pt.data" > "$tmp/insns" &&
+	flow | cmp - "$tmp/insns" &&
 	decoded=$(wc -l < "$tmp/insns") &&
 	counted=$("$perf" stat -x, -e instructions:u "$tmp/loop" 2>&1 >/dev/null | cut -d, -f1) &&
 	echo "decoded $decoded, instructions:u $counted, want $((2 * loops + 4))" &&
 	[ "$decoded" = "$counted" ] && [ "$decoded" = $((2 * loops + 4)) ]
 }
 
-# The same, decoded by libipt (ptdecode.c) from the raw trace: perf -D
-# dumps the AUX area's bytes packet by packet, at 8-digit offsets (events
-# are dumped at 4-digit ones).
-libipt() {
-	gcc -O2 -o "$tmp/ptdecode" "$here/ptdecode.c" -lipt &&
-	awk '/^\. +[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]: / {
+# The instruction flow libipt (ptdecode.c) decodes from a recording's
+# raw trace, one address per line: perf -D dumps the AUX area's bytes
+# packet by packet, at 8-digit offsets (events are dumped at 4-digit ones).
+libipt_flow() {	# PERF.DATA PROGRAM
+	[ -x "$tmp/ptdecode" ] || gcc -O2 -o "$tmp/ptdecode" "$here/ptdecode.c" -lipt &&
+	"$perf" report -i "$1" -D 2>/dev/null |
+		awk '/^\. +[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]: / {
 			for (i = 3; i <= NF && $i ~ /^[0-9a-f][0-9a-f]$/; i++)
 				printf "%s", $i
-		}' "$tmp/pt.dump" |
+		}' |
 		python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read()))' \
-		> "$tmp/pt.raw" &&
-	ls -l "$tmp/pt.raw" &&
-	"$tmp/ptdecode" "$tmp/pt.raw" "$tmp/loop" > "$tmp/libipt" &&
+		> "$tmp/raw" &&
+	"$tmp/ptdecode" "$tmp/raw" "$2"
+}
+
+# The same, decoded by libipt from the raw trace.
+libipt() {
+	libipt_flow "$tmp/pt.data" "$tmp/loop" > "$tmp/libipt" &&
 	flow | cmp - "$tmp/libipt"
+}
+
+# CYC (every packet's, threshold 0): perf and libipt still decode exactly
+# the instructions loop.S retired, and perf's timestamps, which CYC now
+# times between MTCs, never go back.
+cyc() {
+	"$perf" record -q -o "$tmp/c.data" -e intel_pt/cyc,cyc_thresh=0/u "$tmp/loop" &&
+	cycs=$("$perf" report -i "$tmp/c.data" -D 2>/dev/null | grep -c ' CYC 0x') &&
+	echo "$cycs CYC packets" && [ "$cycs" -gt 0 ] &&
+	perf_flow "$tmp/c.data" > "$tmp/c.perf" && flow | cmp - "$tmp/c.perf" &&
+	libipt_flow "$tmp/c.data" "$tmp/loop" > "$tmp/c.libipt" &&
+	flow | cmp - "$tmp/c.libipt" &&
+	"$perf" script -i "$tmp/c.data" --itrace=i100ns -F time --ns > "$tmp/c.time" &&
+	tr -d ' :' < "$tmp/c.time" | sort -c -n
+}
+
+# PSBFreq: psb_period=2 puts a PSB once 8 KiB have gone out since the
+# last (sooner only where the trace was enabled again).
+psb_period() {
+	"$perf" record -q -o "$tmp/p.data" -e intel_pt/psb_period=2/u "$tmp/loop" &&
+	"$perf" report -i "$tmp/p.data" -D 2>/dev/null |
+		awk 'function hex(s, i, n) {
+				for (i = 1; i <= length(s); i++)
+					n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+				return n
+			}
+			/PERF_RECORD_AUXTRACE size:/ { last = -1 }
+			/^\. +[0-9a-f]+: +02 82 02 82/ {
+				off = hex(substr($2, 1, length($2) - 1))
+				if (last >= 0) {
+					d = off - last
+					if (d > max) max = d
+				}
+				last = off
+			}
+			END { print "longest distance between PSBs:", max
+				exit !(max >= 8192 && max <= 8192 + 64) }'
+}
+
+# ranges.S's instructions in f and in h (from h to where it leaves its
+# range: by the jnz when ECX is odd, by the ret when it is even).
+filtered_flow() {
+	awk -v n=$rloops 'BEGIN {
+		for (i = n; i > 0; i--) {
+			print "401021\n401022\n401023\n401026"
+			if (i % 2 == 0)
+				print "401028"
+		}
+	}'
+}
+
+# ranges.S's instructions up to the call of g.
+stopped_flow() {
+	awk -v n=$rloops 'BEGIN {
+		print "401000"
+		for (i = n; i > 0; i--) {
+			print "401005\n401021\n401022\n40100a\n401023\n401026"
+			print (i % 2 ? "401029" : "401028")
+			print "40100f\n401011"
+		}
+		print "401013"
+	}'
+}
+
+# perf and libipt decode a recording of ranges.S with address filter
+# FILTER to exactly WANT's instruction flow.
+ranges_decode() {	# FILTER WANT
+	"$perf" record -q -o "$tmp/r.data" -e intel_pt//u --filter "$1" "$tmp/ranges" &&
+	"$perf" report -i "$tmp/r.data" -D 2>/dev/null | grep -c -E ' (TIP.PG[DE]|TRACESTOP) ' &&
+	"$2" > "$tmp/r.want" &&
+	perf_flow "$tmp/r.data" > "$tmp/r.perf" && cmp "$tmp/r.want" "$tmp/r.perf" &&
+	libipt_flow "$tmp/r.data" "$tmp/ranges" > "$tmp/r.libipt" &&
+	cmp "$tmp/r.want" "$tmp/r.libipt"
+}
+
+# IP filtering, two ranges: perf's filters on f and h.
+ip_filter() {
+	ranges_decode "filter f @ $tmp/ranges , filter h @ $tmp/ranges" filtered_flow
+}
+
+# TraceStop: the trace of the whole program ends where g is called.
+trace_stop() {
+	ranges_decode "tracestop g @ $tmp/ranges" stopped_flow
 }
 
 # The loop's taken branches, exactly: jnz back loops - 1 times.
@@ -104,14 +204,20 @@ aux_sample() {
 	grep -m1 -E '^\. +[0-9a-f]+: +02 82 02 82' "$tmp/a.txt"
 }
 
-echo "1..7"
+rloops=1000
+echo "1..11"
 build_loop $loops || exit 1
+gcc -nostdlib -static -DLOOPS=$rloops -o "$tmp/ranges" "$here/ranges.S" || exit 1
 check "intel_pt driver probed with CPUID 0x14's caps" probed
 if check "perf record -e intel_pt//u of a known loop: TSC, TMA and MTC" record; then
 	check "perf script --itrace=i: exactly the instructions it retired" instructions
 	check "perf script --itrace=b: exactly the loop's branches" branches
 	check "libipt's decoder: exactly the instructions it retired" libipt
 fi
+check "CYC: perf and libipt decode exactly the instructions, perf's time never goes back" cyc
+check "PSBFreq: psb_period=2 puts PSBs 8 KiB apart" psb_period
+check "IP filtering: perf record --filter on two functions, perf and libipt decode them alone" ip_filter
+check "TraceStop: the trace ends where the stop range is entered" trace_stop
 check "PTWRITE: perf script --itrace=w, branches off and on" ptwrite
 check "perf record -Aintel_pt -e cycles,instructions -c 1000000: samples carry PT" aux_sample
 exit $failed
