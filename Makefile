@@ -15,8 +15,9 @@ JOBS       ?= $(shell nproc)
 SELFTESTS  := perf_events
 # The emulator's tests (qemu/tests/NAME.sh).
 QEMU_TESTS := pmu pt
-# perf test description patterns: the project's perf tests.
-PERF_TESTS := ptsim resolver hidden
+# perf test description patterns: the project's perf tests and upstream's
+# Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing").
+PERF_TESTS := ptsim resolver hidden Miscellaneous
 
 PERF_FLAGS := NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \

@@ -49,6 +49,9 @@ done
 
 testdata=$(cd "$(dirname "$0")/../../shared/testdata" && pwd)
 export PERF_TEST_LIBIPT_DIR=$testdata/libipt PERF_TEST_OPENCSD_DIR=$testdata/opencsd
+# The shell tests' waits are for hardware (patch "perf test: Let
+# PERF_TEST_WAIT_SCALE lengthen the shell tests' waits"): TCG with KASAN.
+export PERF_TEST_WAIT_SCALE=10
 for t in $4; do
 	echo "guest-tests: perf test $t"
 	(cd "$build/linux/tools/perf" && timeout -k 5 900 "$build/perf/perf" test -v "$t") \
