@@ -141,10 +141,15 @@ void perf_aux_snapshot_position(struct perf_output_handle *handle,
 }
 EXPORT_SYMBOL_GPL(perf_aux_snapshot_position);
 
-/* Enough AUX pages to hold @size bytes of trace, a power of two. */
+/*
+ * Enough AUX pages to hold @size bytes of trace, a power of two, and at
+ * least two: a PMU that tells trace positions must see its output wrap,
+ * and needs a region of the buffer to write while it looks at the other
+ * (arch/x86/events/intel/pt.c).
+ */
 static int aux_sample_pages(u32 size)
 {
-	return roundup_pow_of_two(DIV_ROUND_UP(size, PAGE_SIZE));
+	return roundup_pow_of_two(max_t(u32, DIV_ROUND_UP(size, PAGE_SIZE), 2));
 }
 
 /*

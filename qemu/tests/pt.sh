@@ -39,9 +39,10 @@ record() {
 	grep -m1 ' TMA ' "$tmp/pt.dump" && grep -m1 ' MTC ' "$tmp/pt.dump"
 }
 
-# The instructions loop.S retires, in order, one address per line.
-flow() {
-	awk -v n=$loops 'BEGIN {
+# The instructions loop.S of LOOPS iterations retires, in order, one
+# address per line.
+flow() {	# [LOOPS]
+	awk -v n="${1:-$loops}" 'BEGIN {
 		print "401000"
 		for (i = 0; i < n; i++)
 			print "401005\n401007"
@@ -71,7 +72,6 @@ instructions() {
 # raw trace, one address per line: perf -D dumps the AUX area's bytes
 # packet by packet, at 8-digit offsets (events are dumped at 4-digit ones).
 libipt_flow() {	# PERF.DATA PROGRAM
-	[ -x "$tmp/ptdecode" ] || gcc -O2 -o "$tmp/ptdecode" "$here/ptdecode.c" -lipt &&
 	"$perf" report -i "$1" -D 2>/dev/null |
 		awk '/^\. +[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]: / {
 			for (i = 3; i <= NF && $i ~ /^[0-9a-f][0-9a-f]$/; i++)
@@ -79,7 +79,13 @@ libipt_flow() {	# PERF.DATA PROGRAM
 		}' |
 		python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read()))' \
 		> "$tmp/raw" &&
-	"$tmp/ptdecode" "$tmp/raw" "$2"
+	ptdecode "$tmp/raw" "$2"
+}
+
+# libipt's instruction flow of a raw trace stream of PROGRAM.
+ptdecode() {	# RAW PROGRAM
+	[ -x "$tmp/ptdecode" ] || gcc -O2 -o "$tmp/ptdecode" "$here/ptdecode.c" -lipt &&
+	"$tmp/ptdecode" "$1" "$2"
 }
 
 # The same, decoded by libipt from the raw trace.
@@ -204,8 +210,63 @@ aux_sample() {
 	grep -m1 -E '^\. +[0-9a-f]+: +02 82 02 82' "$tmp/a.txt"
 }
 
+# Trace positions (-A on intel_pt, pt.c): the samples of instructions:u
+# every PERIOD instructions of a long loop (some 270 KiB of trace) each
+# hold the last SIZE bytes of a hidden buffer that the trace goes round
+# many times: 2 pages for 256 and 4096 bytes, 16 for 61440.  Each sample
+# holds more than was written since the one before, so laid at their
+# positions the samples must leave no byte of the stream out and agree
+# byte for byte where they overlap (aux_stream.py); the stream they make
+# up must decode (libipt), and perf's exact path must decode the samples,
+# to exactly the instructions the loop retired up to its last sample.
+# TERMS: MTC packets come with time, not instructions: off where samples
+# are small.  perf's buffer (-m) takes all samples before perf reads them.
+positions() {	# SIZE PERIOD TERMS
+	sampled_stream "$@" &&
+	flow $lloops > "$tmp/s.want" &&
+	ptdecode "$tmp/s.raw" "$tmp/long" > "$tmp/s.libipt" &&
+	sampled_flow libipt "$tmp/s.libipt" "$2" &&
+	"$perf" script -i "$tmp/s.data" --itrace=i0nse -F event,ip > "$tmp/s.perf" &&
+	! grep -i error "$tmp/s.perf" &&
+	awk '$1 != "instructions:u:" { print $2 }' "$tmp/s.perf" > "$tmp/s.flow" &&
+	sampled_flow perf "$tmp/s.flow" "$2"
+}
+
+# Record the long loop with -A and lay the samples' trace at their
+# positions ($tmp/s.raw), with aux_stream.py's option.
+sampled_stream() {	# SIZE PERIOD TERMS [OPTION]
+	taskset -c 0 "$perf" record -q -o "$tmp/s.data" -Aintel_pt/$3/ \
+		--aux-sample="$1" -e instructions:u -c "$2" -m 1024 -- "$tmp/long" &&
+	"$perf" report -i "$tmp/s.data" -D 2>/dev/null |
+		python3 "$here/aux_stream.py" $4 "$tmp/s.raw"
+}
+
+# Positions count every lap of the hidden buffer, also when no sample
+# looks at it for laps on end (the PMIs at each half of it do): 256-byte
+# samples every 200000 instructions, some 13 KiB of trace apart, in a
+# 2-page buffer, end where 60 KiB samples as often, that leave nothing
+# out, end: as far as timer interrupts, which add packets, let them (2%).
+laps() {
+	sampled_stream 61440 200000 mtc=0 > "$tmp/l.all" &&
+	sampled_stream 256 200000 mtc=0 --gaps > "$tmp/l.some" &&
+	cat "$tmp/l.all" "$tmp/l.some" &&
+	all=$(sed -n 's/.* to \([0-9]*\),.*/\1/p' "$tmp/l.all") &&
+	some=$(sed -n 's/.* to \([0-9]*\),.*/\1/p' "$tmp/l.some") &&
+	[ $((some * 50)) -gt $((all * 49)) ] && [ $((some * 50)) -lt $((all * 51)) ]
+}
+
+# FLOW, decoded by DECODER, is the loop's flow ($tmp/s.want) up to its
+# last sample: all of it but less than PERIOD instructions at the end.
+sampled_flow() {	# DECODER FLOW PERIOD
+	got=$(wc -l < "$2") && want=$(wc -l < "$tmp/s.want") &&
+	echo "$1: $got of the loop's $want instructions" &&
+	[ "$got" -gt $((want - $3)) ] && head -n "$got" "$tmp/s.want" | cmp - "$2"
+}
+
 rloops=1000
-echo "1..11"
+lloops=1000000
+echo "1..15"
+build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 build_loop $loops || exit 1
 gcc -nostdlib -static -DLOOPS=$rloops -o "$tmp/ranges" "$here/ranges.S" || exit 1
 check "intel_pt driver probed with CPUID 0x14's caps" probed
@@ -220,4 +281,8 @@ check "IP filtering: perf record --filter on two functions, perf and libipt deco
 check "TraceStop: the trace ends where the stop range is entered" trace_stop
 check "PTWRITE: perf script --itrace=w, branches off and on" ptwrite
 check "perf record -Aintel_pt -e cycles,instructions -c 1000000: samples carry PT" aux_sample
+check "-Aintel_pt positions: 256-byte samples, 2-page buffer, exact stream and flow" positions 256 1000 mtc=0
+check "-Aintel_pt positions: 4 KiB samples, 2-page buffer, exact stream and flow" positions 4096 20000 mtc=0
+check "-Aintel_pt positions: 60 KiB samples, 16-page buffer, exact stream and flow" positions 61440 200000
+check "-Aintel_pt positions: samples laps of the buffer apart still count every lap" laps
 exit $failed

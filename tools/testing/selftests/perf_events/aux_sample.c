@@ -505,7 +505,7 @@ TEST_F(aux_sample, task_clock_samples)
 		    TASK_CLOCK_NS, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
 	open_sampler(_metadata, e, 0, &attr, 0, -1, DATA_PAGES);
 	hidden_info(_metadata, e->fd[0], &h);
-	EXPECT_EQ(h.pages, 1);
+	EXPECT_EQ(h.pages, 2);
 	EXPECT_EQ(h.users, 1);
 	EXPECT_EQ(h.misses, 0);
 
@@ -565,7 +565,7 @@ TEST_F(aux_sample, fdinfo_describes_hidden_event)
 		uint32_t	size;
 		uint64_t	pages;
 	} sizes[] = {
-		{ 8, 1 }, { 4096, 1 }, { 4104, 2 }, { 12288, 4 },
+		{ 8, 2 }, { 4096, 2 }, { 4104, 2 }, { 12288, 4 },
 		{ 32768, 8 }, { 65528, 16 }, { 65535, 16 },
 	};
 	struct perf_event_attr attr;
@@ -636,8 +636,8 @@ TEST_F(aux_sample, like_samplers_share_hidden_event)
 	EXPECT_EQ(h[0].id, h[1].id);
 	EXPECT_EQ(h[0].users, 2);
 	EXPECT_EQ(h[1].users, 2);
-	EXPECT_EQ(h[0].pages, 1);
-	EXPECT_EQ(h[1].pages, 1);
+	EXPECT_EQ(h[0].pages, 2);
+	EXPECT_EQ(h[1].pages, 2);
 
 	enable(_metadata, e, 2, true);
 	phase_a(&e->a);
@@ -813,7 +813,7 @@ TEST_F(aux_sample, sample_size_picks_buffer)
 		hidden_info(_metadata, e->fd[i], &h[i]);
 
 	EXPECT_NE(h[0].id, h[1].id);
-	EXPECT_EQ(h[0].pages, 1);
+	EXPECT_EQ(h[0].pages, 2);
 	EXPECT_EQ(h[0].users, 1);
 	EXPECT_EQ(h[1].id, h[2].id);
 	EXPECT_EQ(h[1].pages, 4);

@@ -811,12 +811,12 @@ TEST_F(aux_sample_unpriv, mlock_limit_is_eperm)
 /*
  * The user's allowance for hidden buffers: perf_event_mlock_kb per online
  * CPU, plus one RLIMIT_MEMLOCK, whatever becomes of the processes and fds
- * that charged it.  A sampler of SAMPLE_SIZE bytes charges two pages (its
- * hidden event's one AUX page and the buffer's user page).
+ * that charged it.  A sampler of SAMPLE_SIZE bytes charges three pages (its
+ * hidden event's two AUX pages and the buffer's user page).
  */
 #define LIMIT_MLOCK_KB		16
 #define LIMIT_MEMLOCK		(64 << 10)
-#define SAMPLER_PAGES		2
+#define SAMPLER_PAGES		3
 
 static int allowed_samplers(void)
 {
