@@ -7,7 +7,12 @@
 # cpu-clock and page-fault samples, each with the latest trace of a hidden
 # ptsim event (ptsim: the simulated Intel PT unit); perf script shows each
 # sample after the trace that led up to it, overlap between samples removed
-# and loss counted exactly.  KERNEL= picks another bzImage.
+# and loss counted exactly.  Then the same with Intel PT (QEMU's, see
+# qemu/): perf record -Aintel_pt -e cycles:u,instructions:u of spin shows
+# each sample after the branches its trace led up to it with
+# (harness/demo/branches.awk), and the mission's own command, perf record
+# -Aintel_pt -e cycles,instructions -- ls, its per-stream totals.
+# KERNEL= picks another bzImage.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -50,4 +55,18 @@ echo '   (the first 5 in hot() or warm(), then the first 8 whose trace crosses b
 	}'
 echo '== per hidden event stream: overlap removed and trace lost, exactly'
 \$perf script -v -i /tmp/a.data --itrace=we 2>&1 >/dev/null | grep 'AUX samples of'
+echo
+echo '== Intel PT: perf record -Aintel_pt -e cycles:u,instructions:u --aux-sample=16384 -- spin 4'
+\$perf record -q -Aintel_pt -e cycles:u,instructions:u --aux-sample=16384 -o /tmp/p.data -- $build/demo/spin 4
+echo '== samples after the branches that led up to them (from the trace in the samples alone):'
+echo '   the first 3 in hot() or warm(), then the first 3 after a call or return between them'
+\$perf script -i /tmp/p.data --itrace=b -F event,ip,sym,symoff,addr,flags 2>/dev/null |
+	awk -v EVENTS='cycles:u|instructions:u' -v FUNCS='hot|warm' -v SHOW=3 \\
+	    -v BRANCHES=3 -f $repo/harness/demo/branches.awk
+echo '== per hidden event stream: overlap removed and trace lost, exactly'
+\$perf script -v -i /tmp/p.data --itrace=b 2>&1 >/dev/null | grep 'AUX samples of'
+echo
+echo '== the mission: perf record -Aintel_pt -e cycles,instructions -- ls /'
+\$perf record -q -Aintel_pt -e cycles,instructions -o /tmp/l.data -- ls / > /dev/null
+\$perf script -v -i /tmp/l.data --itrace=b 2>&1 >/dev/null | grep 'AUX samples of'
 "
