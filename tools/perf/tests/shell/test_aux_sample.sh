@@ -19,10 +19,11 @@
 # terms outside config, and -A on a kernel without hidden AUX events)
 # records a group led by ptsim, with ptwrites; that -A for a PMU that cannot
 # tell trace positions records hidden AUX samples without them, with
-# ptwrites; that perf script fails, saying why, on a recording with a
-# garbled position header; and that -A refuses a PMU that does not exist, a
-# PMU that cannot take AUX samples, a sample size too large, a
-# configuration the PMU refuses and terms outside config.  perf learns what
+# ptwrites; that perf script gives an error event for a garbled position
+# header and goes on, and perf script -D shows position headers; and that
+# -A refuses a PMU that does not exist, a PMU that cannot take AUX samples,
+# a sample size too large, a configuration the PMU refuses and terms
+# outside config.  perf learns what
 # the kernel and the PMU can do from sysfs: the other kernels and PMUs are
 # fake sysfs trees (SYSFS_PATH) that lack what they would lack.
 
@@ -503,7 +504,9 @@ expect_error_on()
 }
 
 # A perf.data whose first AUX sample has a position header that claims more
-# trace than the sample holds: perf script must say so and fail, not crash.
+# trace than the sample holds: perf script must give an error event for it
+# and decode the other samples' trace, as upstream's decoders go on after
+# a bad packet; perf script -D must show the position headers as such.
 test_garbled()
 {
 	echo "--- Test perf script on a garbled -A recording ---"
@@ -554,17 +557,27 @@ _end_of_file_
 		err=1
 		return
 	fi
-	ret=0
-	perf script -i "${perfdata}" --itrace=we > "${outfile}" 2> "${errfile}" ||
-		ret=$?
-	# perf exits with its negative error code (& 255); a signal gives 128 + N
-	if [ ${ret} -eq 0 ] || { [ ${ret} -gt 128 ] && [ ${ret} -le 192 ]; } ; then
+	if ! perf script -i "${perfdata}" --itrace=we > "${outfile}" \
+			2> "${errfile}" ; then
 		cat "${errfile}"
-		echo "perf script on a garbled AUX sample exited with ${ret}"
+		echo "perf script on a garbled AUX sample failed"
 		err=1
-	elif ! grep -m1 "position header does not fit" "${errfile}" ; then
-		cat "${errfile}"
-		echo "perf script on a garbled AUX sample failed without saying why"
+	elif ! grep -m1 "position header does not fit" "${outfile}" ; then
+		echo "perf script on a garbled AUX sample gave no error event"
+		err=1
+	elif ! sed '1,/position header does not fit/d' "${outfile}" |
+			grep -q "ptwrite" ; then
+		echo "perf script decoded no trace after the garbled AUX sample"
+		err=1
+	fi
+	# perf script -D shows each position header as such
+	if ! perf script -D -i "${perfdata}" > "${outfile}" 2>&1 ; then
+		echo "perf script -D on a garbled AUX sample failed"
+		err=1
+	elif ! grep -m1 "position header: does not fit" "${outfile}" ||
+	     ! grep -m1 -E "position header: stream [0-9]+ offset 0x[0-9a-f]+ size 4096$" \
+			"${outfile}" ; then
+		echo "perf script -D does not show the position headers"
 		err=1
 	fi
 }

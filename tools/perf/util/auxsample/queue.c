@@ -81,12 +81,8 @@ int auxsample__queue(struct auxsample_resolver *r,
 	int err;
 
 	if (auxsample__parse(sample->aux_sample.data, sample->aux_sample.size,
-			     session->header.needs_swap, &pos, &trace)) {
-		pr_err("AUX sample at %llu ns: its position header does not fit its %llu bytes\n",
-		       (unsigned long long)sample->time,
-		       (unsigned long long)sample->aux_sample.size);
+			     session->header.needs_swap, &pos, &trace))
 		return -EINVAL;
-	}
 	if (!pos.size)
 		return -1;
 
