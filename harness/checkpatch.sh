@@ -15,6 +15,23 @@ git -C "$tree" format-patch -q --zero-commit -o "$out" "$base"..HEAD
 # checkpatch's SPDX check needs python3-ply: Debian's python3, not another
 # one that may come first on PATH.
 export PATH=/usr/bin:$PATH
+# A patch's new files all have a maintainer list (MAINTAINERS' F: lines,
+# not just the catch-all THE REST); prints those that do not.
+new_files_maintained() {	# PATCH
+	local f ok=0
+
+	for f in $(grep -A1 '^--- /dev/null' "$1" | sed -n 's|^+++ b/||p'); do
+		if ! (cd "$tree" && scripts/get_maintainer.pl --no-git \
+				--no-git-fallback -f "$f") 2>/dev/null |
+				grep -E '\((maintainer|supporter|reviewer|odd fixer):' |
+				grep -qv "THE REST"; then
+			echo "$f: no MAINTAINERS entry covers it"
+			ok=1
+		fi
+	done
+	return $ok
+}
+
 status=0
 for p in "$out"/*.patch; do
 	[ -f "$p" ] || continue
@@ -28,9 +45,13 @@ for p in "$out"/*.patch; do
 		ignore=--ignore=SPDX_LICENSE_TAG
 	fi
 	# The base is a tarball without upstream's history: the commits that
-	# Fixes: tags name cannot be looked up.
+	# Fixes: tags name cannot be looked up.  checkpatch asks whether
+	# MAINTAINERS needs updating for every new file; new_files_maintained
+	# answers that below, with get_maintainer.pl.
 	if report=$(cd "$tree" && scripts/checkpatch.pl --strict --quiet \
-			--no-summary --ignore=UNKNOWN_COMMIT_ID $ignore "$p" 2>&1); then
+			--no-summary --ignore=UNKNOWN_COMMIT_ID \
+			--ignore=FILE_PATH_CHANGES $ignore "$p" 2>&1) &&
+	   report=$(new_files_maintained "$p"); then
 		echo "PASS checkpatch: $(basename "$p")"
 	else
 		echo "FAIL checkpatch: $(basename "$p")"

@@ -20,18 +20,28 @@
 
 #define LOSS_FLAGS	(PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL)
 
-/* The ptsim PMU's type, or -1 if this kernel has none. */
-int ptsim_type(void)
+/* The type of the PMU named @pmu, or -1 if this kernel has none. */
+int ptsim_pmu_type(const char *pmu)
 {
-	FILE *f = fopen(PTSIM_SYSFS "/type", "r");
+	char path[128];
 	int type = -1;
+	FILE *f;
 
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type",
+		 pmu);
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	if (fscanf(f, "%d", &type) != 1)
 		type = -1;
 	fclose(f);
 	return type;
+}
+
+/* The ptsim PMU's type, or -1 if this kernel has none. */
+int ptsim_type(void)
+{
+	return ptsim_pmu_type("ptsim");
 }
 
 void ptsim_attr(struct perf_event_attr *attr, int type, uint64_t config,

@@ -61,6 +61,7 @@ struct ptsim_map {
 	uint64_t			aux_tail;	/* normal mode */
 };
 
+int ptsim_pmu_type(const char *pmu);
 int ptsim_type(void);
 void ptsim_attr(struct perf_event_attr *attr, int type, uint64_t config,
 		uint64_t config1);

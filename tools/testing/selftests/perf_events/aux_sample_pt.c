@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AUX samples of a hidden Intel PT event (attr.aux_sample_type names
+ * intel_pt), checked with libipt's instruction decoder: a sampler of this
+ * task's user-mode instructions takes, in each sample, the newest trace of
+ * a hidden intel_pt event with its position in the stream.  Each sample's
+ * trace must decode without error over this process's code, and end where
+ * the sample was taken: user-mode tracing is disabled at the interrupt
+ * that took the sample, at the sample's IP.  Skips where there is no
+ * intel_pt PMU.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <intel-pt.h>
+#include <linux/perf_event.h>
+
+#include "ptsim_lib.h"
+#include "../kselftest_harness.h"
+
+/* perf's "pt,branch": config:0 says config:13 (BranchEn) means what it says */
+#define PT_CONFIG	((1ULL << 13) | 1)
+#define TRACE_SIZE	4096
+#define PERIOD		100000		/* instructions between samples */
+#define MIN_SAMPLES	5
+
+/* The code the trace runs in is this process's: read it from memory. */
+static int read_code(uint8_t *buffer, size_t size,
+		     const struct pt_asid *asid, uint64_t ip, void *context)
+{
+	const struct ptsim_ranges *text = context;
+	size_t i;
+
+	for (i = 0; i < text->nr; i++) {
+		if (!ptsim_in_range(&text->r[i], ip))
+			continue;
+		if (size > text->r[i].end - ip)
+			size = text->r[i].end - ip;
+		memcpy(buffer, (const void *)(uintptr_t)ip, size);
+		return size;
+	}
+	return -pte_nomap;
+}
+
+struct decoded {
+	uint64_t	insns;
+	uint64_t	disabled_ip;	/* where an interrupt last disabled it */
+	int		error;		/* libipt's, after the first sync */
+};
+
+static int drain_events(struct pt_insn_decoder *dec, int status,
+			struct decoded *d)
+{
+	struct pt_event ev;
+
+	while (status & pts_event_pending) {
+		status = pt_insn_event(dec, &ev, sizeof(ev));
+		if (status < 0)
+			return status;
+		/* An interrupt (FUP, TIP.PGD): disabled at the FUP's IP */
+		if (ev.type == ptev_async_disabled)
+			d->disabled_ip = ev.variant.async_disabled.at;
+	}
+	return status;
+}
+
+/* Decode one sample's trace from its first PSB to its end. */
+static void decode(const uint8_t *trace, size_t len, struct pt_image *image,
+		   struct decoded *d)
+{
+	struct pt_config config;
+	struct pt_insn_decoder *dec;
+	struct pt_insn insn;
+	int status;
+
+	memset(d, 0, sizeof(*d));
+	pt_config_init(&config);
+	config.begin = (uint8_t *)trace;
+	config.end = (uint8_t *)trace + len;
+	dec = pt_insn_alloc_decoder(&config);
+	if (!dec) {
+		d->error = -pte_nomem;
+		return;
+	}
+	pt_insn_set_image(dec, image);
+	status = pt_insn_sync_forward(dec);
+	while (status >= 0) {
+		status = drain_events(dec, status, d);
+		if (status < 0 || (status & pts_eos))
+			break;
+		status = pt_insn_next(dec, &insn, sizeof(insn));
+		if (status >= 0)
+			d->insns++;
+	}
+	if (status < 0 && status != -pte_eos)
+		d->error = status;
+	pt_insn_free_decoder(dec);
+}
+
+/* Work in this process's own code: a loop with calls and branches. */
+static unsigned long step(unsigned long i, unsigned long acc)
+{
+	return i % 3 ? acc + i : acc ^ i;
+}
+
+static void work(unsigned long n)
+{
+	unsigned long i, acc = 0;
+
+	for (i = 0; i < n; i++) {
+		acc = step(i, acc);
+		asm volatile("" : : "r" (acc) : "memory");
+	}
+}
+
+FIXTURE(pt_sample) {
+	int			fd;
+	struct ptsim_map	map;
+	struct ptsim_samples	ss;
+	struct ptsim_ranges	text;
+	struct pt_image		*image;
+};
+
+FIXTURE_SETUP(pt_sample)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.sample_period = PERIOD,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.aux_sample_size = TRACE_SIZE,
+		.aux_sample_config = PT_CONFIG,
+		.aux_sample_flags = PERF_AUX_SAMPLE_POSITION,
+	};
+	int type = ptsim_pmu_type("intel_pt");
+
+	self->fd = -1;
+	if (type < 0)
+		SKIP(return, "no intel_pt PMU");
+	attr.aux_sample_type = type;
+	self->fd = ptsim_open(&attr, 0, -1, -1);
+	ASSERT_GE(self->fd, 0) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(ptsim_map(self->fd, &self->map, 256, 0, false), 0);
+	ASSERT_EQ(ptsim_text_ranges(&self->text), 0);
+	self->image = pt_image_alloc(NULL);
+	ASSERT_NE(self->image, NULL);
+	ASSERT_EQ(pt_image_set_callback(self->image, read_code, &self->text),
+		  0);
+}
+
+FIXTURE_TEARDOWN(pt_sample)
+{
+	if (self->fd < 0)
+		return;
+	pt_image_free(self->image);
+	ptsim_ranges_free(&self->text);
+	ptsim_samples_free(&self->ss);
+	ptsim_unmap(&self->map);
+	close(self->fd);
+}
+
+TEST_F(pt_sample, trace_decodes_and_ends_at_sample_ip)
+{
+	uint64_t lost = 0, with_trace = 0;
+	size_t i;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	work(2 * PERIOD * MIN_SAMPLES);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_GE(ptsim_read_samples(&self->map,
+				     PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
+				     &self->ss, &lost), MIN_SAMPLES);
+	ASSERT_EQ(lost, 0);
+
+	for (i = 0; i < self->ss.nr; i++) {
+		const struct ptsim_sample *s = &self->ss.s[i];
+		struct perf_aux_sample_position pos;
+		struct decoded d;
+
+		ASSERT_GE(s->aux.len, sizeof(pos));
+		memcpy(&pos, s->aux.data, sizeof(pos));
+		ASSERT_LE(pos.size, s->aux.len - sizeof(pos));
+		if (!pos.size)
+			continue;	/* a miss: the hidden event was off */
+		with_trace++;
+		decode(s->aux.data + s->aux.len - pos.size, pos.size,
+		       self->image, &d);
+		EXPECT_EQ(d.error, 0)
+			TH_LOG("sample %zu (ip %#llx): %s", i,
+			       (unsigned long long)s->ip,
+			       pt_errstr(pt_errcode(d.error)));
+		EXPECT_GT(d.insns, 0) TH_LOG("sample %zu", i);
+		EXPECT_EQ(d.disabled_ip, s->ip)
+			TH_LOG("sample %zu: trace disabled at %#llx, sample at %#llx",
+			       i, (unsigned long long)d.disabled_ip,
+			       (unsigned long long)s->ip);
+	}
+	EXPECT_GE(with_trace, MIN_SAMPLES)
+		TH_LOG("%llu of %zu samples have trace",
+		       (unsigned long long)with_trace, self->ss.nr);
+}
+
+TEST_HARNESS_MAIN
