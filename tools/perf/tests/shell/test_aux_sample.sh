@@ -297,6 +297,21 @@ test_hidden()
 		echo "Lost trace does not add up"
 		err=1
 	fi
+	perf script -i "${perfdata}" --itrace=we > /dev/null 2> "${errfile}"
+	if ! check_summary "${errfile}" ; then
+		echo "No right summary of AUX samples without -v"
+		err=1
+	fi
+}
+
+# Without -v, perf script ends with one line about all AUX samples: its
+# lost bytes and streams are what check_lost() found with -v.
+check_summary()
+{
+	summary=$(grep '^AUX samples: ' "$1") || return 1
+	echo "${summary}"
+	echo "${summary}" | grep -q -E \
+		"^AUX samples: [0-9]+, [0-9]+ without trace; trace lost between them: ${counted} bytes; streams: ${streams}$"
 }
 
 # A sysfs for perf record (SYSFS_PATH="${sysfs}"): links to all of /sys
@@ -516,31 +531,25 @@ test_garbled()
 #include <stdio.h>
 #include <stdlib.h>
 
-/* argv[2]: bytes of AUX data in a full sample (header and trace). */
+/*
+ * argv[2]: the file offset of a PERF_RECORD_SAMPLE; argv[3]: bytes of AUX
+ * data in a full sample (header and trace), which end the record.
+ */
 int main(int argc, char *argv[])
 {
 	struct { uint32_t type; uint16_t misc, size; } h;
-	uint64_t off, size, pos, aux, bad = ~0ULL >> 1;
+	uint64_t bad = ~0ULL >> 1;
 	FILE *f = fopen(argv[1], "r+b");
+	long pos = strtol(argv[2], NULL, 0);
+	long aux = strtol(argv[3], NULL, 0);
 
-	aux = strtoull(argv[2], NULL, 0);
-	/* struct perf_file_header: the data section is at 40 */
-	if (!f || fseek(f, 40, SEEK_SET) || fread(&off, 8, 1, f) != 1 ||
-	    fread(&size, 8, 1, f) != 1)
+	/* The header's size field is 16 bytes into the sample's AUX data */
+	if (!f || fseek(f, pos, SEEK_SET) || fread(&h, sizeof(h), 1, f) != 1 ||
+	    h.type != 9 || h.size <= aux ||
+	    fseek(f, pos + h.size - aux + 16, SEEK_SET) ||
+	    fwrite(&bad, 8, 1, f) != 1)
 		return 1;
-	for (pos = off; pos < off + size; pos += h.size) {
-		if (fseek(f, pos, SEEK_SET) || fread(&h, sizeof(h), 1, f) != 1 ||
-		    !h.size)
-			return 1;
-		/* PERF_RECORD_SAMPLE: the AUX data ends it; size is at 16 */
-		if (h.type == 9 && h.size > aux) {
-			if (fseek(f, pos + h.size - aux + 16, SEEK_SET) ||
-			    fwrite(&bad, 8, 1, f) != 1)
-				return 1;
-			return fclose(f) != 0;
-		}
-	}
-	return 1;
+	return fclose(f) != 0;
 }
 _end_of_file_
 
@@ -551,9 +560,19 @@ _end_of_file_
 		err=1
 		return
 	fi
-	# 4096 bytes of trace after a 24-byte struct perf_aux_sample_position
-	if ! "${temp_dir}/garble" "${perfdata}" $((4096 + 24)) ; then
-		echo "No AUX sample to garble"
+	# The first sample in time (perf script -D shows them in time order,
+	# with their file offsets), so that trace follows it: 4096 bytes of
+	# trace after a 24-byte struct perf_aux_sample_position.
+	first=$(perf script -D -i "${perfdata}" 2> /dev/null | awk '
+		/PERF_RECORD_SAMPLE/ {
+			for (i = 1; i < NF; i++)
+				if ($(i + 1) ~ /^\[0x/) {
+					print $i
+					exit
+				}
+		}')
+	if ! "${temp_dir}/garble" "${perfdata}" "${first}" $((4096 + 24)) ; then
+		echo "No AUX sample to garble at ${first}"
 		err=1
 		return
 	fi
@@ -565,8 +584,9 @@ _end_of_file_
 	elif ! grep -m1 "position header does not fit" "${outfile}" ; then
 		echo "perf script on a garbled AUX sample gave no error event"
 		err=1
-	elif ! sed '1,/position header does not fit/d' "${outfile}" |
-			grep -q "ptwrite" ; then
+	elif ! awk 'garbled && /ptwrite/ { found = 1 }
+		    /position header does not fit/ { garbled = 1 }
+		    END { exit !found }' "${outfile}" ; then
 		echo "perf script decoded no trace after the garbled AUX sample"
 		err=1
 	fi

@@ -83,8 +83,10 @@ int auxsample__queue(struct auxsample_resolver *r,
 	if (auxsample__parse(sample->aux_sample.data, sample->aux_sample.size,
 			     session->header.needs_swap, &pos, &trace))
 		return -EINVAL;
-	if (!pos.size)
+	if (!pos.size) {
+		r->nr_no_trace++;
 		return -1;
+	}
 
 	s = auxsample_resolver__stream(r, pos.stream);
 	if (!s)
@@ -115,12 +117,18 @@ int auxsample__queue(struct auxsample_resolver *r,
 	return err ?: (int)s->idx;
 }
 
-/* What the resolver found, for perf's -v. */
+/*
+ * What the resolver found: a summary line, and with -v one line per
+ * stream.
+ */
 void auxsample__print_stats(struct auxsample_resolver *r)
 {
+	u64 samples = r->nr_no_trace, lost = 0;
 	struct auxsample_stream *s;
 
 	for (s = auxsample_resolver__first(r); s; s = auxsample_stream__next(s)) {
+		samples += s->nr_samples;
+		lost += s->lost;
 		pr_debug("AUX samples of stream %llu: %llu samples (%llu with no new trace), bytes %llu to %llu, %llu overlapping, %llu lost\n",
 			 (unsigned long long)s->id,
 			 (unsigned long long)s->nr_samples,
@@ -130,4 +138,9 @@ void auxsample__print_stats(struct auxsample_resolver *r)
 			 (unsigned long long)s->overlap,
 			 (unsigned long long)s->lost);
 	}
+	if (samples)
+		pr_info("AUX samples: %llu, %llu without trace; trace lost between them: %llu bytes; streams: %u\n",
+			(unsigned long long)samples,
+			(unsigned long long)r->nr_no_trace,
+			(unsigned long long)lost, r->nr_streams);
 }

@@ -66,6 +66,7 @@ void auxsample_resolver__init(struct auxsample_resolver *r)
 {
 	r->streams = RB_ROOT;
 	r->nr_streams = 0;
+	r->nr_no_trace = 0;
 }
 
 void auxsample_resolver__exit(struct auxsample_resolver *r)

@@ -42,6 +42,7 @@ struct auxsample_stream {
 struct auxsample_resolver {
 	struct rb_root	streams;
 	unsigned int	nr_streams;
+	u64		nr_no_trace;	/* samples that carried no trace */
 };
 
 int auxsample__parse(const void *data, u64 len, bool needs_swap,

@@ -23,7 +23,11 @@
  * needs root (it sets perf_event_paranoid and ptsim's "unprivileged" knob,
  * and restores them).
  *
- * Usage: aux_sample_bench [rounds [forms|open]]
+ * The forms can be compared with another trace PMU than ptsim: PMU names
+ * it (intel_pt, say), whose config 0 must trace; the latencies are
+ * ptsim's only.
+ *
+ * Usage: aux_sample_bench [rounds [forms|open [PMU]]]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,7 +66,8 @@ struct result {
 	uint64_t	lost;
 };
 
-static int ptsim;
+static int ptsim;		/* the trace PMU's type, ptsim's or PMU's */
+static const char *pmu = "ptsim";
 
 static double now(void)
 {
@@ -242,7 +247,7 @@ static void bench_forms(int rounds)
 		v[r] = alone[r].time / base[r].time;
 	printf("%-22s %10s %10s %12s\n", "", "slowdown", "samples",
 	       "us/sample");
-	printf("%-22s %10.3f\n", "ptsim alone", median(v, rounds));
+	printf("%-13s %-8s %10.3f\n", pmu, "alone", median(v, rounds));
 
 	for (i = 0; i < (int)NR_SIZES; i++) {
 		for (k = 0; k < 2; k++) {
@@ -524,18 +529,21 @@ int main(int argc, char **argv)
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;
 	const char *part = argc > 2 ? argv[2] : NULL;
 
+	if (argc > 3)
+		pmu = argv[3];
 	if (rounds < 1 || rounds > MAX_ROUNDS ||
-	    (part && strcmp(part, "forms") && strcmp(part, "open"))) {
-		fprintf(stderr, "usage: aux_sample_bench [rounds: 1..%d [forms|open]]\n",
-			MAX_ROUNDS);
+	    (part && strcmp(part, "forms") && strcmp(part, "open")) ||
+	    (strcmp(pmu, "ptsim") && (!part || strcmp(part, "forms")))) {
+		fprintf(stderr, "usage: aux_sample_bench [rounds: 1..%d %s\n",
+			MAX_ROUNDS, "[forms|open [PMU: forms only]]]");
 		return 1;
 	}
-	ptsim = ptsim_type();
+	ptsim = ptsim_pmu_type(pmu);
 	if (ptsim < 0) {
-		fprintf(stderr, "aux_sample_bench: no ptsim PMU (CONFIG_PTSIM)\n");
+		fprintf(stderr, "aux_sample_bench: no %s PMU\n", pmu);
 		return KSFT_SKIP;
 	}
-	if (!ptsim_can_sample()) {
+	if (!strcmp(pmu, "ptsim") && !ptsim_can_sample()) {
 		fprintf(stderr, "aux_sample_bench: ptsim is a module: no AUX sampling\n");
 		return KSFT_SKIP;
 	}
