@@ -80,6 +80,11 @@ int auxsample__queue(struct auxsample_resolver *r,
 	bool started;
 	int err;
 
+	/* No room was left for trace: a miss, as a header that says 0 bytes */
+	if (!sample->aux_sample.size) {
+		r->nr_no_trace++;
+		return -1;
+	}
 	if (auxsample__parse(sample->aux_sample.data, sample->aux_sample.size,
 			     session->header.needs_swap, &pos, &trace))
 		return -EINVAL;
