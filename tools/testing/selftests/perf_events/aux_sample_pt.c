@@ -25,6 +25,8 @@
 #define TRACE_SIZE	4096
 #define PERIOD		100000		/* instructions between samples */
 #define MIN_SAMPLES	5
+/* Room for all samples of the run (some 4 KiB each, a few hundred) */
+#define DATA_PAGES	1024
 
 /* The code the trace runs in is this process's: read it from memory. */
 static int read_code(uint8_t *buffer, size_t size,
@@ -146,7 +148,7 @@ FIXTURE_SETUP(pt_sample)
 	attr.aux_sample_type = type;
 	self->fd = ptsim_open(&attr, 0, -1, -1);
 	ASSERT_GE(self->fd, 0) TH_LOG("perf_event_open: %s", strerror(errno));
-	ASSERT_EQ(ptsim_map(self->fd, &self->map, 256, 0, false), 0);
+	ASSERT_EQ(ptsim_map(self->fd, &self->map, DATA_PAGES, 0, false), 0);
 	ASSERT_EQ(ptsim_text_ranges(&self->text), 0);
 	self->image = pt_image_alloc(NULL);
 	ASSERT_NE(self->image, NULL);
@@ -173,7 +175,7 @@ TEST_F(pt_sample, trace_decodes_and_ends_at_sample_ip)
 	if (self->fd < 0)
 		return;
 	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0), 0);
-	work(2 * PERIOD * MIN_SAMPLES);
+	work(PERIOD * MIN_SAMPLES);
 	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
 	ASSERT_GE(ptsim_read_samples(&self->map,
 				     PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
