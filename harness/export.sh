@@ -16,6 +16,22 @@ if [ -n "$(git -C "$tree" status --porcelain)" ]; then
 	exit 1
 fi
 
+# Below, a new file enters whole, in its final form, with the commit that
+# adds it.  A later commit that changes it would so export as something
+# other than what it is: it has to be folded into the adding commit first.
+for c in $(git -C "$tree" rev-list --reverse "$base"..HEAD); do
+	later=$(git -C "$tree" diff --name-only --diff-filter=M "$c^" "$c" |
+		while read -r f; do
+			git -C "$tree" cat-file -e "$base:$f" 2>/dev/null || echo "$f"
+		done)
+	if [ -n "$later" ]; then
+		echo "export: '$(git -C "$tree" log -1 --format=%s "$c")' changes" \
+			"new files that an earlier commit adds; fold those changes" \
+			"into it (git rebase -i --autosquash):" $later >&2
+		exit 1
+	fi
+done
+
 # Repo files the tree no longer has go; the tree's new files win.
 new=$(git -C "$tree" diff --name-only --diff-filter=A "$base" HEAD)
 for f in $(overlay_files); do
