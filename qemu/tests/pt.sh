@@ -6,7 +6,8 @@
 # says, perf's decoder finds in the trace of a program exactly the
 # instructions and branches it ran, so does libipt's, also with CYC, with
 # address filters and with a TraceStop range, PSBFreq spaces PSBs, and perf
-# record -A gets trace into samples.  TAP.
+# record -A gets trace into samples, at exact positions, decoded in time
+# order.  TAP.
 . "$(dirname "$0")/lib/tap.sh"
 loops=100000
 caps=/sys/bus/event_source/devices/intel_pt/caps
@@ -263,12 +264,32 @@ sampled_flow() {	# DECODER FLOW PERIOD
 	[ "$got" -gt $((want - $3)) ] && head -n "$got" "$tmp/s.want" | cmp - "$2"
 }
 
+# An exec in the middle of a sample's trace: exec_a (exec.S: 100007
+# instructions) execs exec_b, and the first sample, 993 instructions into
+# exec_b, holds the end of exec_a's trace too.  perf decodes the trace in
+# time order with the exec, so each part against its own program (the two
+# have different code at the same addresses): no decoding error, exec_a's
+# branches, then exec_b's.
+exec_mid() {
+	taskset -c 0 "$perf" record -q -o "$tmp/x.data" -Aintel_pt \
+		--aux-sample=61440 -e instructions:u -c 101000 -- \
+		"$tmp/exec_a" "$tmp/exec_b" &&
+	"$perf" script -i "$tmp/x.data" --itrace=be -F ip,sym,dso > "$tmp/x.txt" &&
+	! grep -i error "$tmp/x.txt" | grep -v 'code 8: Lost trace data' &&
+	a=$(grep -c 'exec_a)' "$tmp/x.txt") && b=$(grep -c 'exec_b)' "$tmp/x.txt") &&
+	echo "branches: $a in exec_a, $b in exec_b" &&
+	[ "$a" -gt 1000 ] && [ "$b" -gt 1000 ] &&
+	! awk '/exec_b\)/ { b = 1 } /exec_a\)/ && b { print "exec_a after exec_b:", $0; exit 1 }' "$tmp/x.txt"
+}
+
 rloops=1000
 lloops=1000000
-echo "1..15"
+echo "1..16"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 build_loop $loops || exit 1
 gcc -nostdlib -static -DLOOPS=$rloops -o "$tmp/ranges" "$here/ranges.S" || exit 1
+gcc -nostdlib -static -o "$tmp/exec_a" "$here/exec.S" || exit 1
+gcc -nostdlib -static -DAFTER -DLOOPS=400000 -o "$tmp/exec_b" "$here/exec.S" || exit 1
 check "intel_pt driver probed with CPUID 0x14's caps" probed
 if check "perf record -e intel_pt//u of a known loop: TSC, TMA and MTC" record; then
 	check "perf script --itrace=i: exactly the instructions it retired" instructions
@@ -285,4 +306,5 @@ check "-Aintel_pt positions: 256-byte samples, 2-page buffer, exact stream and f
 check "-Aintel_pt positions: 4 KiB samples, 2-page buffer, exact stream and flow" positions 4096 20000 mtc=0
 check "-Aintel_pt positions: 60 KiB samples, 16-page buffer, exact stream and flow" positions 61440 200000
 check "-Aintel_pt positions: samples laps of the buffer apart still count every lap" laps
+check "-Aintel_pt: an exec in the middle of a sample, each part decoded against its own program" exec_mid
 exit $failed

@@ -3,11 +3,18 @@
  * Feeding a trace decoder from AUX samples with positions: each hidden
  * AUX event's stream gets a decoder queue of its own, and each sample adds
  * to it only the trace that no sample before it had, as a buffer that
- * follows the one before unless trace was lost between them.  Samples are
- * queued as the session delivers them, and the decoder frees each buffer
- * once it has decoded it, so memory does not grow with the recording.
+ * follows the one before unless trace was lost between them.
+ *
+ * From a file, the trace can be queued before any event is delivered, as
+ * slices of the file (one small buffer per sample, as for upstream's AUX
+ * samples), and decoded as a full trace is.  Otherwise, each sample's new
+ * trace is queued as a copy when the session delivers the sample.  Either
+ * way the decoder frees each buffer once it has decoded it.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/zalloc.h>
 #include <linux/perf_event.h>
 
 #include "../auxtrace.h"
@@ -49,8 +56,102 @@ int auxsample__has_positions(struct evlist *evlist)
 	return with ? 1 : 0;
 }
 
+/*
+ * The buffer for a sample's trace, but for its data: a hidden event of a
+ * per-CPU sampler traces every task on its CPU, one of a per-task sampler
+ * (or an inherited copy) just one thread.
+ */
+static void auxsample__proto(struct perf_session *session,
+			     struct perf_sample *sample, u64 reference,
+			     struct auxtrace_buffer *proto)
+{
+	struct perf_sample_id *sid = evlist__id2sid(session->evlist, sample->id);
+
+	memset(proto, 0, sizeof(*proto));
+	proto->pid = sample->pid;
+	proto->tid = sample->tid;
+	proto->cpu.cpu = -1;
+	proto->reference = reference;
+	if (sid) {
+		proto->cpu = sid->cpu;
+		if (sid->tid == -1) {
+			proto->pid = -1;
+			proto->tid = -1;
+		}
+	}
+}
+
+/*
+ * Queue what a sample adds to its stream: a copy of it from @trace, or,
+ * with @trace NULL, the slice of the file at @proto's data_offset.
+ * Returns the queue, -1 if the sample adds nothing, or -ENOMEM.
+ */
+static int auxsample__add(struct auxsample_resolver *r,
+			  struct auxtrace_queues *queues,
+			  struct perf_session *session,
+			  const struct auxsample_pos *pos,
+			  struct auxtrace_buffer *proto, const void *trace)
+{
+	struct auxsample_piece piece;
+	struct auxsample_stream *s;
+	bool started;
+	int err;
+
+	s = auxsample_resolver__stream(r, pos->stream);
+	if (!s)
+		return -ENOMEM;
+	started = s->started;
+	auxsample_stream__add(s, pos, &piece);
+	if (!piece.len)
+		return -1;
+
+	proto->consecutive = started && !piece.lost;
+	proto->lost = piece.lost;
+	if (trace) {
+		err = auxtrace_queues__add_copy(queues, s->idx, proto,
+						(const u8 *)trace + piece.skip,
+						piece.len);
+	} else {
+		proto->data_offset += piece.skip;
+		proto->size = piece.len;
+		err = auxtrace_queues__add_buffer(queues, session, s->idx,
+						  proto, NULL);
+	}
+	return err ?: (int)s->idx;
+}
+
 /**
- * auxsample__queue - queue the new trace of an AUX sample with a position
+ * auxsample__check - count an AUX sample with a position as it is delivered
+ * @r: the session's resolver
+ * @session: the session
+ * @sample: the sample
+ * @pos: its position, filled in
+ * @trace: its first trace byte, filled in
+ *
+ * Returns 0 for a sample with trace, -1 for one without (counted as such),
+ * or -EINVAL for one whose header does not fit in it.
+ */
+int auxsample__check(struct auxsample_resolver *r,
+		     struct perf_session *session, struct perf_sample *sample,
+		     struct auxsample_pos *pos, const void **trace)
+{
+	/* No room was left for trace: a miss, as a header that says 0 bytes */
+	if (!sample->aux_sample.size) {
+		r->nr_no_trace++;
+		return -1;
+	}
+	if (auxsample__parse(sample->aux_sample.data, sample->aux_sample.size,
+			     session->header.needs_swap, pos, trace))
+		return -EINVAL;
+	if (!pos->size) {
+		r->nr_no_trace++;
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * auxsample__queue - queue the new trace of an AUX sample as it is delivered
  * @r: the session's resolver
  * @queues: the decoder's queues; stream N (in order of first sight) goes
  *          to queue N
@@ -66,60 +167,137 @@ int auxsample__queue(struct auxsample_resolver *r,
 		     struct perf_session *session,
 		     struct perf_sample *sample, u64 reference)
 {
-	struct auxtrace_buffer proto = {
-		.pid = sample->pid,
-		.tid = sample->tid,
-		.cpu = { -1 },
-		.reference = reference,
-	};
-	struct auxsample_piece piece;
-	struct auxsample_stream *s;
-	struct perf_sample_id *sid;
+	struct auxtrace_buffer proto;
 	struct auxsample_pos pos;
 	const void *trace;
-	bool started;
 	int err;
 
-	/* No room was left for trace: a miss, as a header that says 0 bytes */
-	if (!sample->aux_sample.size) {
-		r->nr_no_trace++;
-		return -1;
-	}
+	err = auxsample__check(r, session, sample, &pos, &trace);
+	if (err)
+		return err;
+	auxsample__proto(session, sample, reference, &proto);
+	return auxsample__add(r, queues, session, &pos, &proto, trace);
+}
+
+/*
+ * In a file, the trace of every sample can be queued before any event is
+ * delivered, as slices of the file: then the decoder runs in time order
+ * with the sideband (mmap, comm, exec, switches), as it does for a full
+ * trace, and trace from before an exec is decoded against the image that
+ * ran it.  First all samples are read (auxsample__slice()), then sorted
+ * into stream order and queued (auxsample__queue_slices()): the samples of
+ * a stream can reach the file out of order, through the ring buffers of
+ * different CPUs.
+ */
+struct auxsample_slice {
+	struct auxsample_pos	pos;
+	u64			data_offset;	/* of its first trace byte */
+	u64			reference;
+	pid_t			pid;
+	pid_t			tid;
+	int			cpu;
+};
+
+/**
+ * auxsample__slice - note where a sample's trace is in the file
+ * @slices: the slices so far
+ * @session: the session
+ * @sample: a sample read before delivery
+ * @data_offset: file offset of its PERF_SAMPLE_AUX data
+ * @reference: the decoder's timestamp of the sample
+ *
+ * Samples without trace, or with a header that does not fit, are left to
+ * auxsample__check() at delivery.  Returns 0 or -ENOMEM.
+ */
+int auxsample__slice(struct auxsample_slices *slices,
+		     struct perf_session *session, struct perf_sample *sample,
+		     u64 data_offset, u64 reference)
+{
+	struct auxtrace_buffer proto;
+	struct auxsample_slice *sl;
+	struct auxsample_pos pos;
+	const void *trace;
+
 	if (auxsample__parse(sample->aux_sample.data, sample->aux_sample.size,
-			     session->header.needs_swap, &pos, &trace))
-		return -EINVAL;
-	if (!pos.size) {
-		r->nr_no_trace++;
-		return -1;
+			     session->header.needs_swap, &pos, &trace) ||
+	    !pos.size)
+		return 0;
+
+	if (slices->nr == slices->alloc) {
+		size_t alloc = slices->alloc ? 2 * slices->alloc : 1024;
+
+		sl = reallocarray(slices->slice, alloc, sizeof(*sl));
+		if (!sl)
+			return -ENOMEM;
+		slices->slice = sl;
+		slices->alloc = alloc;
 	}
+	auxsample__proto(session, sample, reference, &proto);
+	sl = &slices->slice[slices->nr++];
+	sl->pos = pos;
+	sl->data_offset = data_offset +
+			  ((const u8 *)trace - (const u8 *)sample->aux_sample.data);
+	sl->reference = reference;
+	sl->pid = proto.pid;
+	sl->tid = proto.tid;
+	sl->cpu = proto.cpu.cpu;
+	if (sl->tid == -1)
+		slices->per_cpu = true;
+	return 0;
+}
 
-	s = auxsample_resolver__stream(r, pos.stream);
-	if (!s)
-		return -ENOMEM;
-	started = s->started;
-	auxsample_stream__add(s, &pos, &piece);
-	if (!piece.len)
-		return -1;
+static int auxsample__slice_cmp(const void *a, const void *b)
+{
+	const struct auxsample_pos *x = &((const struct auxsample_slice *)a)->pos;
+	const struct auxsample_pos *y = &((const struct auxsample_slice *)b)->pos;
 
-	/*
-	 * A hidden event of a per-CPU sampler traces every task on its CPU;
-	 * one of a per-task sampler, or an inherited copy, just one thread.
-	 */
-	sid = evlist__id2sid(session->evlist, sample->id);
-	if (sid) {
-		proto.cpu = sid->cpu;
-		if (sid->tid == -1) {
-			proto.pid = -1;
-			proto.tid = -1;
-		}
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->offset + x->size != y->offset + y->size)
+		return x->offset + x->size < y->offset + y->size ? -1 : 1;
+	return 0;
+}
+
+/**
+ * auxsample__queue_slices - queue the trace of all samples, stream by stream
+ * @slices: what auxsample__slice() found; emptied
+ * @r: the session's resolver
+ * @queues: the decoder's queues, as for auxsample__queue()
+ * @session: the session
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int auxsample__queue_slices(struct auxsample_slices *slices,
+			    struct auxsample_resolver *r,
+			    struct auxtrace_queues *queues,
+			    struct perf_session *session)
+{
+	struct auxtrace_buffer proto;
+	size_t i;
+	int err = 0;
+
+	qsort(slices->slice, slices->nr, sizeof(*slices->slice),
+	      auxsample__slice_cmp);
+	for (i = 0; i < slices->nr && err >= -1; i++) {
+		struct auxsample_slice *sl = &slices->slice[i];
+
+		memset(&proto, 0, sizeof(proto));
+		proto.pid = sl->pid;
+		proto.tid = sl->tid;
+		proto.cpu.cpu = sl->cpu;
+		proto.reference = sl->reference;
+		proto.data_offset = sl->data_offset;
+		err = auxsample__add(r, queues, session, &sl->pos, &proto, NULL);
 	}
-	proto.consecutive = started && !piece.lost;
-	proto.lost = piece.lost;
+	auxsample__slices_exit(slices);
+	return err < -1 ? err : 0;
+}
 
-	err = auxtrace_queues__add_copy(queues, s->idx, &proto,
-					(const u8 *)trace + piece.skip,
-					piece.len);
-	return err ?: (int)s->idx;
+void auxsample__slices_exit(struct auxsample_slices *slices)
+{
+	zfree(&slices->slice);
+	slices->nr = 0;
+	slices->alloc = 0;
 }
 
 /*
