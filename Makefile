@@ -18,6 +18,8 @@ QEMU_TESTS := pmu pt
 # perf test description patterns: the project's perf tests and upstream's
 # Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing").
 PERF_TESTS := ptsim resolver hidden Miscellaneous
+# perf tests of decoding alone, run on the host.
+HOST_PERF_TESTS := libipt
 
 PERF_FLAGS := NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \
@@ -72,7 +74,8 @@ checkpatch: tree
 	harness/checkpatch.sh
 
 check: all
-	SUITES="$(SELFTESTS)" QEMU_TESTS="$(QEMU_TESTS)" PERF_TESTS="$(PERF_TESTS)" harness/check.sh
+	SUITES="$(SELFTESTS)" QEMU_TESTS="$(QEMU_TESTS)" PERF_TESTS="$(PERF_TESTS)" \
+		HOST_PERF_TESTS="$(HOST_PERF_TESTS)" harness/check.sh
 
 demo: kernel perf qemu
 	harness/demo.sh

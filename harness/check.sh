@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh: the project's test run (make check).  checkpatch on the series,
-# then, in two debug-kernel guests side by side, the kselftest suites
+# then the perf tests $HOST_PERF_TESTS on the host, then, in two
+# debug-kernel guests side by side, the kselftest suites
 # $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
 # tests $PERF_TESTS; beside the second, the emulator's flow test and a
 # check that the harness itself reports a guest WARNING as a failure.
@@ -126,6 +127,19 @@ start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS]
 		> "$results/$1.log" 2>&1
 	echo $? > "$results/$1.rc"
 }
+
+# perf tests that need no kernel of ours, only perf's decoders, run on the
+# host: under TCG they would take ten times as long.
+echo "== on the host: perf test"
+for t in $HOST_PERF_TESTS; do
+	log=$results/host-perf-test.$t.log
+	(cd "$tree/tools/perf" && PATH=$build/perf:$PATH \
+		PERF_TEST_LIBIPT_DIR=$repo/../shared/testdata/libipt \
+		"$build/perf/perf" test -v "$t") > "$log" 2>&1
+	perf_test_results "perf-test.$t" "$log" $?
+	# Its own count, skips with their reasons in the log.
+	grep -a '^# pass [0-9]*, skip [0-9]*, fail [0-9]*$' "$log" | sed 's/^#/   /'
+done
 
 # Each guest is one TCG thread: two at a time use both cores.
 start_guest kselftests "$SUITES" "$QEMU_TESTS" "" &

@@ -44,6 +44,8 @@ if ! git -C "$tree" rev-parse -q --verify "refs/tags/base-$have" >/dev/null 2>&1
 	# tracks only debian/); drop that stanza so new files can be added.
 	sed -i '/^# Debian packaging/,$d' "$tree/.gitignore"
 	git -C "$tree" init -q
+	# checkpatch.pl leaves its cache of CamelCase words in the tree.
+	echo '.checkpatch-camelcase.*' >> "$tree/.git/info/exclude"
 	git -C "$tree" add -A
 	"${gitc[@]}" -C "$tree" commit -q -m "Linux $have (Debian linux-source-6.1)"
 	git -C "$tree" tag "base-$have"

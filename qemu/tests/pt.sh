@@ -279,12 +279,25 @@ exec_mid() {
 	a=$(grep -c 'exec_a)' "$tmp/x.txt") && b=$(grep -c 'exec_b)' "$tmp/x.txt") &&
 	echo "branches: $a in exec_a, $b in exec_b" &&
 	[ "$a" -gt 1000 ] && [ "$b" -gt 1000 ] &&
-	! awk '/exec_b\)/ { b = 1 } /exec_a\)/ && b { print "exec_a after exec_b:", $0; exit 1 }' "$tmp/x.txt"
+	awk '/exec_b\)/ { b = 1 } /exec_a\)/ && b { print "exec_a after exec_b:", $0; exit 1 }' "$tmp/x.txt"
+}
+
+# perf record -A into a pipe, perf script out of it: the samples' trace is
+# decoded as each sample comes, to the same exact flow as from a file
+# (check 13's).
+pipe() {
+	taskset -c 0 "$perf" record -q -o - -Aintel_pt/mtc=0/ --aux-sample=4096 \
+		-e instructions:u -c 20000 -m 1024 -- "$tmp/long" |
+		"$perf" script -i - --itrace=i0nse -F event,ip > "$tmp/p.perf" &&
+	flow $lloops > "$tmp/s.want" &&
+	! grep -i error "$tmp/p.perf" &&
+	awk '$1 != "instructions:u:" { print $2 }' "$tmp/p.perf" > "$tmp/p.flow" &&
+	sampled_flow perf "$tmp/p.flow" 20000
 }
 
 rloops=1000
 lloops=1000000
-echo "1..16"
+echo "1..17"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 build_loop $loops || exit 1
 gcc -nostdlib -static -DLOOPS=$rloops -o "$tmp/ranges" "$here/ranges.S" || exit 1
@@ -307,4 +320,5 @@ check "-Aintel_pt positions: 4 KiB samples, 2-page buffer, exact stream and flow
 check "-Aintel_pt positions: 60 KiB samples, 16-page buffer, exact stream and flow" positions 61440 200000
 check "-Aintel_pt positions: samples laps of the buffer apart still count every lap" laps
 check "-Aintel_pt: an exec in the middle of a sample, each part decoded against its own program" exec_mid
+check "-Aintel_pt: perf record into a pipe, perf script out of it, exact flow" pipe
 exit $failed

@@ -169,7 +169,7 @@ FIXTURE_TEARDOWN(pt_sample)
 
 TEST_F(pt_sample, trace_decodes_and_ends_at_sample_ip)
 {
-	uint64_t lost = 0, with_trace = 0;
+	uint64_t lost = 0, with_trace = 0, no_data = 0, empty_at = 0;
 	size_t i;
 
 	if (self->fd < 0)
@@ -191,13 +191,17 @@ TEST_F(pt_sample, trace_decodes_and_ends_at_sample_ip)
 		 * A miss (the hidden event was not running here) has no AUX
 		 * data at all, or a header that says no trace.
 		 */
-		if (!s->aux.len)
+		if (!s->aux.len) {
+			no_data++;
 			continue;
+		}
 		ASSERT_GE(s->aux.len, sizeof(pos));
 		memcpy(&pos, s->aux.data, sizeof(pos));
 		ASSERT_LE(pos.size, s->aux.len - sizeof(pos));
-		if (!pos.size)
+		if (!pos.size) {
+			empty_at = pos.offset;
 			continue;
+		}
 		with_trace++;
 		decode(s->aux.data + s->aux.len - pos.size, pos.size,
 		       self->image, &d);
@@ -212,8 +216,10 @@ TEST_F(pt_sample, trace_decodes_and_ends_at_sample_ip)
 			       (unsigned long long)s->ip);
 	}
 	EXPECT_GE(with_trace, MIN_SAMPLES)
-		TH_LOG("%llu of %zu samples have trace",
-		       (unsigned long long)with_trace, self->ss.nr);
+		TH_LOG("%llu of %zu samples have trace; %llu no AUX data at all, the others an empty header, the last at stream offset %llu",
+		       (unsigned long long)with_trace, self->ss.nr,
+		       (unsigned long long)no_data,
+		       (unsigned long long)empty_at);
 }
 
 TEST_HARNESS_MAIN
