@@ -216,9 +216,10 @@ TEST_F(pt_sample, trace_decodes_and_ends_at_sample_ip)
 			       (unsigned long long)s->ip);
 	}
 	EXPECT_GE(with_trace, MIN_SAMPLES)
-		TH_LOG("%llu of %zu samples have trace; %llu no AUX data at all, the others an empty header, the last at stream offset %llu",
+		TH_LOG("%llu of %zu samples have trace; %llu no AUX data, %s %llu",
 		       (unsigned long long)with_trace, self->ss.nr,
 		       (unsigned long long)no_data,
+		       "the others an empty header, the last at stream offset",
 		       (unsigned long long)empty_at);
 }
 
