@@ -19,7 +19,7 @@ QEMU_TESTS := pmu pt
 # Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing").
 PERF_TESTS := ptsim resolver hidden Miscellaneous
 # perf tests of decoding alone, run on the host.
-HOST_PERF_TESTS := libipt
+HOST_PERF_TESTS := conformance
 
 PERF_FLAGS := NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \

@@ -48,7 +48,11 @@
 
 set -uo pipefail
 
-DATADIR=${1:-${PERF_TEST_LIBIPT_DIR:-}}
+# perf test gives its shell tests -v, with -v.
+case ${1:--} in
+-*) DATADIR=${PERF_TEST_LIBIPT_DIR:-} ;;
+*) DATADIR=$1 ;;
+esac
 PERF=${PERF:-perf}
 SIZE=${SIZE:-24}
 STRIDE=${STRIDE:-16}
