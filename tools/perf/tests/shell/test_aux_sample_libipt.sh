@@ -64,6 +64,9 @@ if [ -z "$DATADIR" ] || ! compgen -G "$DATADIR/*.ptt" > /dev/null; then
 	echo "no libipt streams: give their directory or set PERF_TEST_LIBIPT_DIR"
 	exit 2
 fi
+# The path of the code in the recording's mmaps and address filters: one
+# perf takes as it is (no "..", no symbolic links).
+DATADIR=$(cd "$DATADIR" && pwd -P)
 if ! python3 -c '' 2> /dev/null; then
 	echo "no python3"
 	exit 2
@@ -308,7 +311,6 @@ for name in "${names[@]}"; do
 	[ -e "$PTDUMP" ] || PTDUMP="$DATADIR/$name-ptdump.exp"
 	ORG=$(awk '$1 == "org" { print $2; exit }' "$DATADIR/$name.ptt")
 	BIN="$DATADIR/$name.bin"
-	[[ $BIN = /* ]] || BIN="$PWD/$BIN"
 	PT_LEN=$(stat -c %s "$DATADIR/$name.pt")
 	FILTER=$(ptxed_filter "$DATADIR/$name.ptt" "$BIN" "$((ORG))")
 	EXP_FLOW=$(exp_flow "$exp")
