@@ -20,10 +20,11 @@
 # records a group led by ptsim, with ptwrites; that -A for a PMU that cannot
 # tell trace positions records hidden AUX samples without them, with
 # ptwrites; that perf script gives an error event for a garbled position
-# header and goes on, and perf script -D shows position headers; and that
-# -A refuses a PMU that does not exist, a PMU that cannot take AUX samples,
-# a sample size too large, a configuration the PMU refuses and terms
-# outside config.  perf learns what
+# header and goes on, and perf script -D shows position headers; that perf
+# record counts the samples without trace as the kernel does; and that -A
+# refuses a PMU that does not exist, a PMU that cannot take AUX samples, a
+# sample size too large, a configuration the PMU refuses, terms outside
+# config and modifiers.  perf learns what
 # the kernel and the PMU can do from sysfs: the other kernels and PMUs are
 # fake sysfs trees (SYSFS_PATH) that lack what they would lack.
 
@@ -495,6 +496,42 @@ test_cpu_wide()
 	fi
 }
 
+# perf record -A says at its end how many samples of each event carried no
+# trace, as the kernel counted them (aux_sample_misses).  With ptsim
+# finding no trace to give (its snapshot_no_trace knob), that is all of
+# them, as many as perf script counts without trace.
+test_misses()
+{
+	knob=/sys/kernel/debug/ptsim/snapshot_no_trace
+	echo "--- Test perf record -A's count of samples without trace ---"
+
+	if ! echo Y > "${knob}" ; then
+		echo "Cannot set ${knob}"
+		err=1
+		return
+	fi
+	if ! perf record -A ptsim -e cpu-clock:u -o "${perfdata}" -- \
+			"${workload}" 50 > "${errfile}" 2>&1 ; then
+		echo N > "${knob}"
+		cat "${errfile}"
+		echo "perf record -A ptsim failed"
+		err=1
+		return
+	fi
+	echo N > "${knob}"
+	misses=$(sed -n 's/^\[ perf record: cpu-clock:u: \([0-9]*\) samples without trace (aux_sample_misses) \]$/\1/p' \
+		"${errfile}")
+	perf script -i "${perfdata}" --itrace=we > /dev/null 2> "${outfile}"
+	summary=$(grep '^AUX samples: ' "${outfile}" || true)
+	echo "perf record: ${misses:-no} misses; perf script: ${summary}"
+	if [ -z "${misses}" ] || [ "${misses}" -eq 0 ] ||
+	   ! echo "${summary}" | grep -q "^AUX samples: ${misses}, ${misses} without trace;" ; then
+		cat "${errfile}"
+		echo "perf record did not count the samples without trace"
+		err=1
+	fi
+}
+
 # perf record "$@" must fail saying something that matches @pattern.
 expect_error()
 {
@@ -614,6 +651,8 @@ test_errors()
 	expect_error "refuses a hidden AUX event of this configuration" \
 		-A ptsim/psb_period=9/
 	expect_error "only terms of config" -A ptsim/interval=200/
+	expect_error "takes no modifiers" -A ptsim//u
+	expect_error "takes no modifiers" -A ptsim/psb_period=1/k
 }
 
 test_hidden ""
@@ -623,6 +662,7 @@ test_group
 test_group old
 test_no_positions
 test_garbled
+test_misses
 test_errors
 
 ptsim_cleanup

@@ -9,17 +9,20 @@
  * (also asked for with --aux-sample-group).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
 #include <api/fs/fs.h>
+#include <internal/xyarray.h>
 
 #include "../cloexec.h"
 #include "../debug.h"
 #include "../evlist.h"
 #include "../evsel.h"
+#include "../evsel_config.h"
 #include "../parse-events.h"
 #include "../pmu.h"
 #include "../record.h"
@@ -43,6 +46,7 @@ static struct evsel *auxsample__parse_pmu(struct evlist *tmp, const char *spec)
 	struct evsel *evsel;
 	size_t len = strcspn(spec, "/");
 	char *name = strndup(spec, len), *event;
+	const char *modifiers;
 	int ret;
 
 	if (!name)
@@ -50,6 +54,19 @@ static struct evsel *auxsample__parse_pmu(struct evlist *tmp, const char *spec)
 	pmu = perf_pmu__find(name);
 	if (!pmu) {
 		pr_err("-A %s: no such PMU\n", spec);
+		free(name);
+		return NULL;
+	}
+
+	/*
+	 * The hidden event traces what each event counts, as that event's
+	 * modifiers say: modifiers of the PMU, after the terms' closing '/',
+	 * would be ignored.
+	 */
+	modifiers = strrchr(spec, '/');
+	if (modifiers && modifiers != spec + len && modifiers[1]) {
+		pr_err("-A %s: a hidden AUX event takes no modifiers: it traces what each event counts (give them to the events, as in -e cycles:u)\n",
+		       spec);
 		free(name);
 		return NULL;
 	}
@@ -273,6 +290,7 @@ int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 {
 	/* Read by auxtrace_parse_sample_options() after this returns. */
 	static char size_str[16];
+	struct evsel_config_term *term;
 	enum auxsample_form form;
 	struct evlist *tmp;
 	struct evsel *aux;
@@ -297,6 +315,9 @@ int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 		if (err)
 			goto out;
 	}
+
+	term = evsel__get_config_term(aux, CFG_CHG);
+	opts->aux_sampler_terms = term ? term->val.cfg_chg : 0;
 
 	err = auxsample__choose(spec, &aux->core.attr, size,
 				opts->aux_sample_group, &form);
@@ -328,4 +349,57 @@ int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 out:
 	evlist__delete(tmp);
 	return err;
+}
+
+/* The aux_sample_misses that sampler @fd's fdinfo shows, or -1. */
+static long long auxsample__fd_misses(int fd)
+{
+	char path[64], line[128];
+	long long misses = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "aux_sample_misses: %lld", &misses) == 1)
+			break;
+	}
+	fclose(f);
+	return misses;
+}
+
+/**
+ * auxsample__print_misses - say how many samples of each event had no trace
+ * @evlist: the recorded events, still open
+ *
+ * The kernel counts, per sampler, the samples that got no trace from its
+ * hidden AUX event (aux_sample_misses in the sampler's fdinfo, with those
+ * of its inherited copies): a line per event of the hidden form, their sum
+ * over its file descriptors.
+ */
+void auxsample__print_misses(struct evlist *evlist)
+{
+	struct evsel *evsel;
+
+	evlist__for_each_entry(evlist, evsel) {
+		struct xyarray *fds = evsel->core.fd;
+		long long misses = 0, m;
+		size_t x, y;
+
+		if (!evsel->core.attr.aux_sample_type || !fds)
+			continue;
+		for (x = 0; x < xyarray__max_x(fds); x++) {
+			for (y = 0; y < xyarray__max_y(fds); y++) {
+				int fd = *(int *)xyarray__entry(fds, x, y);
+
+				m = fd < 0 ? -1 : auxsample__fd_misses(fd);
+				if (m > 0)
+					misses += m;
+			}
+		}
+		fprintf(stderr, "[ perf record: %s: %lld samples without trace (aux_sample_misses) ]\n",
+			evsel__name(evsel), misses);
+	}
 }
