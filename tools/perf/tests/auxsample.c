@@ -599,7 +599,7 @@ static int resolve(struct stream *sts, int nr, const struct cuts *c,
 	u64 len, i;
 	int err = 0;
 
-	auxsample_resolver__init(&r);
+	auxsample_resolver__init(&r, 0);
 	for (n = 0; !err && n < c->nr; n++) {
 		const struct cut *cut = &c->v[n];
 		struct stream *st = stream_of(sts, nr, cut->pos.stream);
@@ -1091,7 +1091,7 @@ static int fuzz_parse(void)
 	int n, err = 0;
 	u8 *buf;
 
-	auxsample_resolver__init(&r);
+	auxsample_resolver__init(&r, 0);
 	for (n = 0; !err && n < NR_FUZZ; n++) {
 		len = below(&seed, 96);
 		swap = below(&seed, 2);
@@ -1210,7 +1210,7 @@ static int top_resolve(void)
 	size_t n;
 	int err = 0;
 
-	auxsample_resolver__init(&r);
+	auxsample_resolver__init(&r, 0);
 	s = auxsample_resolver__stream(&r, 42);
 	if (!s)
 		err = fail("out of memory\n");
@@ -1333,7 +1333,7 @@ static int test__auxsample_mixed(struct test_suite *test __maybe_unused,
 	static const struct {
 		int nr_pos, nr_plain, ret;
 	} cases[] = {
-		{ 0, 0, 0 }, { 0, 2, 0 }, { 2, 0, 1 }, { 1, 1, -EINVAL },
+		{ 0, 0, 0 }, { 0, 2, 0 }, { 2, 0, 2 }, { 1, 1, -EINVAL },
 		{ 2, 1, -EINVAL }, { 1, 2, -EINVAL },
 	};
 	size_t n;
@@ -1347,6 +1347,49 @@ static int test__auxsample_mixed(struct test_suite *test __maybe_unused,
 				    cases[n].ret);
 	}
 	return 0;
+}
+
+/*
+ * A task or CPU has at most one stream per event with AUX samples: with
+ * two events, owner 1 gets streams 10 and 11 but not 12, which owner 2
+ * gets; a known stream is found whoever asks; without a limit, any number.
+ */
+static int test__auxsample_owners(struct test_suite *test __maybe_unused,
+				  int subtest __maybe_unused)
+{
+	static const struct {
+		u64 id, owner;
+		int ret;
+	} steps[] = {
+		{ 10, 1, 0 }, { 11, 1, 0 }, { 12, 1, -E2BIG }, { 12, 2, 0 },
+		{ 10, 1, 0 }, { 11, 2, 0 }, { 13, 2, 0 }, { 14, 2, -E2BIG },
+	};
+	struct auxsample_resolver r;
+	struct auxsample_stream *s;
+	int ret, err = 0;
+	size_t n;
+
+	auxsample_resolver__init(&r, 2);
+	for (n = 0; !err && n < ARRAY_SIZE(steps); n++) {
+		ret = auxsample_resolver__owned_stream(&r, steps[n].id,
+						       steps[n].owner, &s);
+		if (ret != steps[n].ret || (!ret && s->id != steps[n].id))
+			err = fail("stream %llu of owner %llu: %d, not %d\n",
+				   ull(steps[n].id), ull(steps[n].owner), ret,
+				   steps[n].ret);
+	}
+	if (!err && (r.nr_refused != 2 || r.nr_streams != 4))
+		err = fail("%llu refused, %u streams, not 2 and 4\n",
+			   ull(r.nr_refused), r.nr_streams);
+	auxsample_resolver__exit(&r);
+
+	auxsample_resolver__init(&r, 0);
+	for (n = 0; !err && n < 100; n++) {
+		if (auxsample_resolver__owned_stream(&r, n, 1, &s))
+			err = fail("stream %zu of 100 refused without a limit\n", n);
+	}
+	auxsample_resolver__exit(&r);
+	return err;
 }
 
 /*
@@ -1365,6 +1408,8 @@ static struct test_case auxsample_tests[] = {
 	TEST_CASE("AUX sample resolver at the top of u64", auxsample_wrap),
 	TEST_CASE("AUX sample resolver refuses samples with and without positions",
 		  auxsample_mixed),
+	TEST_CASE("AUX sample resolver refuses more streams per task or CPU than events",
+		  auxsample_owners),
 	{ .name = NULL, }
 };
 

@@ -519,7 +519,8 @@ test_misses()
 		return
 	fi
 	echo N > "${knob}"
-	misses=$(sed -n 's/^\[ perf record: cpu-clock:u: \([0-9]*\) samples without trace (aux_sample_misses) \]$/\1/p' \
+	said='samples without trace (aux_sample_misses)'
+	misses=$(sed -n "s/^\[ perf record: cpu-clock:u: \([0-9]*\) ${said} \]\$/\1/p" \
 		"${errfile}")
 	perf script -i "${perfdata}" --itrace=we > /dev/null 2> "${outfile}"
 	summary=$(grep '^AUX samples: ' "${outfile}" || true)

@@ -44,6 +44,14 @@
 # only if it is listed below and its whole variant fails with the symptom
 # listed.
 #
+# Last, a made-up recording of the last stream: the trace over and over,
+# cut as for cuts into $MADE_UP samples, each in a stream of its own.  A
+# task or CPU has one stream per event: all samples but the first must be
+# refused (error events, and a count of them), and perf script must decode
+# it within $MADE_UP_KB KiB of address space, as it does the same samples
+# in one stream: a decoder per stream (a 64 KiB event buffer each) would
+# need more.
+#
 # TAP on stdout.  Exit status 0 if no test failed, 2 if skipped.
 
 set -uo pipefail
@@ -57,6 +65,8 @@ PERF=${PERF:-perf}
 SIZE=${SIZE:-24}
 STRIDE=${STRIDE:-16}
 GAP=${GAP:-40}
+MADE_UP=${MADE_UP:-20000}
+MADE_UP_KB=${MADE_UP_KB:-1048576}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SYNTH="$HERE/lib/aux_sample_synth.py"
 
@@ -289,10 +299,43 @@ for ptt in "$DATADIR"/*.ptt; do
 	fi
 done
 
+# perf script of recording $1 in $MADE_UP_KB KiB of address space, to
+# $1.out and $1.err
+script_in_limit() {
+	(ulimit -v "$MADE_UP_KB" &&
+	 "$PERF" script -i "$1" --itrace=i0nse -F event,ip > "$1.out" 2> "$1.err")
+}
+
+# The made-up recording described at the top, of the last stream.
+check_made_up() {
+	local base="$WORK/made_up" refused args=(--pt "$DATADIR/$name.pt"
+		--bin "$BIN" --org "$ORG" --size "$STRIDE" --stride "$STRIDE"
+		--repeat $((MADE_UP * STRIDE / PT_LEN + 1)))
+
+	python3 "$SYNTH" "${args[@]}" -o "$base.one" &&
+	python3 "$SYNTH" "${args[@]}" --new-streams -o "$base.many" || return 1
+	if ! script_in_limit "$base.one"; then
+		echo "# perf script of the samples in one stream failed:"
+		tail -2 "$base.one.err" | sed 's/^/# /'
+		return 1
+	fi
+	if ! script_in_limit "$base.many"; then
+		echo "# perf script of a stream per sample failed:"
+		tail -2 "$base.many.err" | sed 's/^/# /'
+		return 1
+	fi
+	refused=$(grep -c 'AUX sample of a stream its task or CPU cannot have' \
+		"$base.many.out")
+	echo "# $refused samples refused"
+	grep -q "^AUX samples: $((refused + 1))," "$base.one.err" &&
+	grep -q "^AUX samples of streams .* cannot have .*: $refused, not decoded" \
+		"$base.many.err"
+}
+
 VARIANTS=(whole overlap gap cuts)
 EXTRA=${EXTRA:-}
 echo "TAP version 13"
-echo "1..$(( ${#names[@]} * ${#VARIANTS[@]} ))"
+echo "1..$(( ${#names[@]} * ${#VARIANTS[@]} + 1 ))"
 echo "# $("$PERF" version 2>/dev/null); overlap: size $SIZE; gap: $GAP;" \
 	"cuts: $STRIDE bytes"
 
@@ -348,6 +391,16 @@ for name in "${names[@]}"; do
 	done
 	[ -n "${KEEP:-}" ] || rm -f "$WORK/$name".*
 done
+
+n=$((n + 1))
+label="$name made up: a new stream in each of its samples, refused"
+if check_made_up; then
+	echo "ok $n $label"
+	passed=$((passed + 1))
+else
+	echo "not ok $n $label"
+	failed=$((failed + 1))
+fi
 
 echo "# pass $passed, skip $skipped, fail $failed"
 [ $failed -eq 0 ]

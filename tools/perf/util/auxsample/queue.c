@@ -30,10 +30,10 @@
  * auxsample__has_positions - whether the AUX samples of @evlist have positions
  * @evlist: the session's events
  *
- * Returns 1 if every event that took AUX samples asked for positions, 0 if
- * none did, or -EINVAL (with an error message) for a recording that mixes
- * the two, which perf record does not make: its samples could not be told
- * apart in one decoder.
+ * Returns the number of events that took AUX samples if all of them asked
+ * for positions, 0 if none did, or -EINVAL (with an error message) for a
+ * recording that mixes the two, which perf record does not make: its
+ * samples could not be told apart in one decoder.
  */
 int auxsample__has_positions(struct evlist *evlist)
 {
@@ -53,7 +53,7 @@ int auxsample__has_positions(struct evlist *evlist)
 		       with, without);
 		return -EINVAL;
 	}
-	return with ? 1 : 0;
+	return with;
 }
 
 /*
@@ -84,7 +84,8 @@ static void auxsample__proto(struct perf_session *session,
 /*
  * Queue what a sample adds to its stream: a copy of it from @trace, or,
  * with @trace NULL, the slice of the file at @proto's data_offset.
- * Returns the queue, -1 if the sample adds nothing, or -ENOMEM.
+ * Returns the queue, -1 if the sample adds nothing, -E2BIG for a stream
+ * that the sample's task or CPU cannot have, or -ENOMEM.
  */
 static int auxsample__add(struct auxsample_resolver *r,
 			  struct auxtrace_queues *queues,
@@ -92,14 +93,16 @@ static int auxsample__add(struct auxsample_resolver *r,
 			  const struct auxsample_pos *pos,
 			  struct auxtrace_buffer *proto, const void *trace)
 {
+	/* A hidden event traces a task (per-task streams) or a CPU */
+	u64 owner = (u64)(u32)proto->tid << 32 | (u32)proto->cpu.cpu;
 	struct auxsample_piece piece;
 	struct auxsample_stream *s;
 	bool started;
 	int err;
 
-	s = auxsample_resolver__stream(r, pos->stream);
-	if (!s)
-		return -ENOMEM;
+	err = auxsample_resolver__owned_stream(r, pos->stream, owner, &s);
+	if (err)
+		return err;
 	started = s->started;
 	auxsample_stream__add(s, pos, &piece);
 	if (!piece.len)
@@ -160,7 +163,8 @@ int auxsample__check(struct auxsample_resolver *r,
  * @reference: the decoder's timestamp of the sample
  *
  * Returns the queue that got new trace, -1 if the sample had none, or
- * -EINVAL for a sample whose header does not fit in it, or -ENOMEM.
+ * -EINVAL for a sample whose header does not fit in it, -E2BIG for one of
+ * a stream refused (see auxsample_resolver__owned_stream()), or -ENOMEM.
  */
 int auxsample__queue(struct auxsample_resolver *r,
 		     struct auxtrace_queues *queues,
@@ -265,7 +269,8 @@ static int auxsample__slice_cmp(const void *a, const void *b)
  * @queues: the decoder's queues, as for auxsample__queue()
  * @session: the session
  *
- * Returns 0 or -ENOMEM.
+ * The samples of a stream refused are left out, and left to the caller to
+ * report at delivery: their stream is not in @r.  Returns 0 or -ENOMEM.
  */
 int auxsample__queue_slices(struct auxsample_slices *slices,
 			    struct auxsample_resolver *r,
@@ -288,6 +293,8 @@ int auxsample__queue_slices(struct auxsample_slices *slices,
 		proto.reference = sl->reference;
 		proto.data_offset = sl->data_offset;
 		err = auxsample__add(r, queues, session, &sl->pos, &proto, NULL);
+		if (err == -E2BIG)
+			err = -1;
 	}
 	auxsample__slices_exit(slices);
 	return err < -1 ? err : 0;
@@ -326,4 +333,7 @@ void auxsample__print_stats(struct auxsample_resolver *r)
 			(unsigned long long)samples,
 			(unsigned long long)r->nr_no_trace,
 			(unsigned long long)lost, r->nr_streams);
+	if (r->nr_refused)
+		pr_err("AUX samples of streams that their task or CPU cannot have (more than one per event): %llu, not decoded\n",
+		       (unsigned long long)r->nr_refused);
 }

@@ -399,7 +399,8 @@ void auxsample__print_misses(struct evlist *evlist)
 					misses += m;
 			}
 		}
-		fprintf(stderr, "[ perf record: %s: %lld samples without trace (aux_sample_misses) ]\n",
+		fprintf(stderr,
+			"[ perf record: %s: %lld samples without trace (aux_sample_misses) ]\n",
 			evsel__name(evsel), misses);
 	}
 }

@@ -62,11 +62,32 @@ int auxsample__parse(const void *data, u64 len, bool needs_swap,
 	return 0;
 }
 
-void auxsample_resolver__init(struct auxsample_resolver *r)
+/*
+ * A hidden event traces one task or CPU, for the samplers there that share
+ * it: at most one of each event.  So a task or CPU, an owner, has at most
+ * as many streams as the recording has events with AUX samples.
+ */
+struct auxsample_owner {
+	struct rb_node	node;
+	u64		key;
+	unsigned int	nr_streams;
+};
+
+/**
+ * auxsample_resolver__init - a resolver with no streams yet
+ * @r: the resolver
+ * @max_per_owner: the most streams one owner may have (the events with AUX
+ *                 samples), or 0 for no limit
+ */
+void auxsample_resolver__init(struct auxsample_resolver *r,
+			      unsigned int max_per_owner)
 {
 	r->streams = RB_ROOT;
+	r->owners = RB_ROOT;
 	r->nr_streams = 0;
+	r->max_per_owner = max_per_owner;
 	r->nr_no_trace = 0;
+	r->nr_refused = 0;
 }
 
 void auxsample_resolver__exit(struct auxsample_resolver *r)
@@ -81,7 +102,47 @@ void auxsample_resolver__exit(struct auxsample_resolver *r)
 		rb_erase(&s->node, &r->streams);
 		free(s);
 	}
+	n = rb_first(&r->owners);
+	while (n) {
+		struct auxsample_owner *o = rb_entry(n, struct auxsample_owner,
+						     node);
+
+		n = rb_next(n);
+		rb_erase(&o->node, &r->owners);
+		free(o);
+	}
 	r->nr_streams = 0;
+}
+
+/* Streams by id, owners by key: rb_find() and rb_add() order them so. */
+static int auxsample__cmp(u64 a, u64 b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int auxsample_stream__cmp(const void *id, const struct rb_node *n)
+{
+	return auxsample__cmp(*(const u64 *)id,
+			      rb_entry(n, struct auxsample_stream, node)->id);
+}
+
+static bool auxsample_stream__less(struct rb_node *a, const struct rb_node *b)
+{
+	return auxsample_stream__cmp(&rb_entry(a, struct auxsample_stream, node)->id,
+				     b) < 0;
+}
+
+/**
+ * auxsample_resolver__find - the stream of hidden event @id, if any
+ * @r: the resolver
+ * @id: the stream field of a position header
+ */
+struct auxsample_stream *auxsample_resolver__find(struct auxsample_resolver *r,
+						  u64 id)
+{
+	struct rb_node *n = rb_find(&id, &r->streams, auxsample_stream__cmp);
+
+	return n ? rb_entry(n, struct auxsample_stream, node) : NULL;
 }
 
 /**
@@ -95,25 +156,85 @@ void auxsample_resolver__exit(struct auxsample_resolver *r)
 struct auxsample_stream *auxsample_resolver__stream(struct auxsample_resolver *r,
 						    u64 id)
 {
-	struct rb_node **p = &r->streams.rb_node, *parent = NULL;
-	struct auxsample_stream *s;
+	struct auxsample_stream *s = auxsample_resolver__find(r, id);
 
-	while (*p) {
-		parent = *p;
-		s = rb_entry(parent, struct auxsample_stream, node);
-		if (id == s->id)
-			return s;
-		p = id < s->id ? &parent->rb_left : &parent->rb_right;
-	}
-
+	if (s)
+		return s;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	s->id = id;
 	s->idx = r->nr_streams++;
-	rb_link_node(&s->node, parent, p);
-	rb_insert_color(&s->node, &r->streams);
+	rb_add(&s->node, &r->streams, auxsample_stream__less);
 	return s;
+}
+
+static int auxsample_owner__cmp(const void *key, const struct rb_node *n)
+{
+	return auxsample__cmp(*(const u64 *)key,
+			      rb_entry(n, struct auxsample_owner, node)->key);
+}
+
+static bool auxsample_owner__less(struct rb_node *a, const struct rb_node *b)
+{
+	return auxsample_owner__cmp(&rb_entry(a, struct auxsample_owner, node)->key,
+				    b) < 0;
+}
+
+/* The owner of key @key, new with no streams the first time, or NULL. */
+static struct auxsample_owner *auxsample_resolver__owner(struct auxsample_resolver *r,
+							 u64 key)
+{
+	struct rb_node *n = rb_find(&key, &r->owners, auxsample_owner__cmp);
+	struct auxsample_owner *o;
+
+	if (n)
+		return rb_entry(n, struct auxsample_owner, node);
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->key = key;
+	rb_add(&o->node, &r->owners, auxsample_owner__less);
+	return o;
+}
+
+/**
+ * auxsample_resolver__owned_stream - the stream of hidden event @id of @owner
+ * @r: the resolver
+ * @id: the stream field of a position header
+ * @owner: a key for the task or CPU that the hidden event traces
+ * @s: the stream, filled in: new and empty the first time
+ *
+ * A new stream that would give @owner more than @r->max_per_owner cannot
+ * be one the kernel wrote: it is refused, and counted, so that a garbled
+ * or made-up file with a new stream in every sample costs no more than one
+ * with a new task in every sample.
+ *
+ * Returns 0, -E2BIG for a refused stream, or -ENOMEM.
+ */
+int auxsample_resolver__owned_stream(struct auxsample_resolver *r, u64 id,
+				     u64 owner, struct auxsample_stream **s)
+{
+	struct auxsample_owner *o = NULL;
+
+	*s = auxsample_resolver__find(r, id);
+	if (*s)
+		return 0;
+	if (r->max_per_owner) {
+		o = auxsample_resolver__owner(r, owner);
+		if (!o)
+			return -ENOMEM;
+		if (o->nr_streams >= r->max_per_owner) {
+			r->nr_refused++;
+			return -E2BIG;
+		}
+	}
+	*s = auxsample_resolver__stream(r, id);
+	if (!*s)
+		return -ENOMEM;
+	if (o)
+		o->nr_streams++;
+	return 0;
 }
 
 struct auxsample_stream *auxsample_resolver__first(struct auxsample_resolver *r)

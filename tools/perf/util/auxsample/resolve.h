@@ -41,17 +41,25 @@ struct auxsample_stream {
 
 struct auxsample_resolver {
 	struct rb_root	streams;
+	struct rb_root	owners;		/* streams per task or CPU: resolve.c */
 	unsigned int	nr_streams;
+	unsigned int	max_per_owner;
 	u64		nr_no_trace;	/* samples that carried no trace */
+	u64		nr_refused;	/* samples of streams refused */
 };
 
 int auxsample__parse(const void *data, u64 len, bool needs_swap,
 		     struct auxsample_pos *pos, const void **trace);
 
-void auxsample_resolver__init(struct auxsample_resolver *r);
+void auxsample_resolver__init(struct auxsample_resolver *r,
+			      unsigned int max_per_owner);
 void auxsample_resolver__exit(struct auxsample_resolver *r);
+struct auxsample_stream *auxsample_resolver__find(struct auxsample_resolver *r,
+						  u64 id);
 struct auxsample_stream *auxsample_resolver__stream(struct auxsample_resolver *r,
 						    u64 id);
+int auxsample_resolver__owned_stream(struct auxsample_resolver *r, u64 id,
+				     u64 owner, struct auxsample_stream **s);
 struct auxsample_stream *auxsample_resolver__first(struct auxsample_resolver *r);
 struct auxsample_stream *auxsample_stream__next(struct auxsample_stream *s);
 

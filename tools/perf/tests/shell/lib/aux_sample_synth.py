@@ -11,6 +11,8 @@ hardware stopped: on packet boundaries).  Each sample holds the --size bytes
 before its end.  With --size >= --stride nothing is lost; with --size >
 --stride the samples overlap.  --gap G makes the stream the trace, G bytes of PAD that no
 sample holds, and the trace again: perf must report exactly G bytes lost.
+--repeat N makes the stream the trace N times over.  --new-streams puts
+each sample in a stream of its own, as no recording has: a made-up file.
 
 The code the trace runs over (--bin) is mapped, read-only and executable,
 at --org in the traced process, under its absolute path: perf reads the
@@ -132,9 +134,9 @@ def mmap2(path, start, length, time):
     return record(R_MMAP2, MISC_USER, body + id_sample(time))
 
 
-def sample(ip, time, offset, trace):
+def sample(ip, time, stream, offset, trace):
     """A sample with the kernel's AUX layout: position, padding, trace."""
-    hdr = struct.pack('<QQQ', STREAM_ID, offset, len(trace))
+    hdr = struct.pack('<QQQ', stream, offset, len(trace))
     aux = hdr + bytes(-(len(hdr) + len(trace)) % 8) + trace
     body = struct.pack('<QQIIQIIQQ', SAMPLE_ID, ip, PID, TID, time,
                        CPU, 0, 1, len(aux)) + aux
@@ -203,17 +205,22 @@ def main():
                     help='HEADER_CPUID, e.g. GenuineIntel,6,92,9')
     ap.add_argument('--filter', default='',
                     help='address filter as perf record --filter takes it')
+    ap.add_argument('--repeat', type=int, default=1,
+                    help='the stream is the trace this many times over')
+    ap.add_argument('--new-streams', action='store_true',
+                    help='(made-up file) each sample in a new stream')
     ap.add_argument('--misplace', type=int, default=-1, metavar='N',
                     help='(test the test) say sample N starts 1 byte later')
     ap.add_argument('-o', '--output', required=True)
     args = ap.parse_args()
-    if args.size < 1 or args.stride < 1 or args.gap < 0:
-        ap.error('--size and --stride must be positive, --gap not negative')
+    if args.size < 1 or args.stride < 1 or args.gap < 0 or args.repeat < 1:
+        ap.error('--size, --stride and --repeat must be positive, '
+                 '--gap not negative')
     if args.ends and args.gap:
         ap.error('--ends and --gap do not go together')
 
     with open(args.pt, 'rb') as f:
-        trace = f.read()
+        trace = f.read() * args.repeat
     path = os.path.abspath(args.bin)
     code_len = os.path.getsize(path)
 
@@ -231,13 +238,14 @@ def main():
         stream = trace + bytes(args.gap) + trace
         pieces += cuts(second, len(stream), args.size, args.stride)
 
-    data = auxtrace_info(args.filter)
+    data = bytearray(auxtrace_info(args.filter))
     data += comm(os.path.basename(args.pt), 1)
     data += mmap2(path, args.org, code_len, 2)
     data += record(R_FINISHED_ROUND, 0, b'')
     for i, (off, n) in enumerate(pieces):
         at = off + 1 if i == args.misplace else off
-        data += sample(args.org, 100 + i, at, stream[off:off + n])
+        sid = STREAM_ID + i if args.new_streams else STREAM_ID
+        data += sample(args.org, 100 + i, sid, at, stream[off:off + n])
         data += record(R_FINISHED_ROUND, 0, b'')
 
     attr = bytearray(sampler_attr())
