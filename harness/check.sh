@@ -45,10 +45,10 @@ tap_diagnostics() {	# LOG N
 }
 
 # One kselftest program's TAP log: one result per "ok"/"not ok" line; a
-# program that failed without saying which case failed, or printed no
-# result at all, counts as a failure.
+# program that failed without saying which case failed, printed no result
+# at all, or fewer than its plan ("1..N") says, counts as a failure.
 tap_results() {	# NAME LOG RC
-	local name=$1 log=$2 rc=$3 line bad=0 any=0
+	local name=$1 log=$2 rc=$3 line bad=0 any=0 plan ran
 	while read -r line; do
 		any=1
 		case $line in
@@ -68,6 +68,11 @@ tap_results() {	# NAME LOG RC
 	elif [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ $bad = 0 ]; then
 		result FAIL "$name: exited with status $rc"
 		sed 's/^/    /' "$log" | tail -20
+	fi
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | head -1)
+	ran=$(grep -a -c -E '^(not )?ok [0-9]+ ' "$log")
+	if [ -n "$plan" ] && [ "$ran" -lt "$plan" ]; then
+		result FAIL "$name: $ran of its $plan tests ran (status $rc)"
 	fi
 }
 
