@@ -231,7 +231,7 @@ positions() {	# SIZE PERIOD TERMS
 	sampled_flow libipt "$tmp/s.libipt" "$2" &&
 	"$perf" script -i "$tmp/s.data" --itrace=i0nse -F event,ip > "$tmp/s.perf" &&
 	first_loss "$tmp/s.perf" "$tmp/s.stream" &&
-	awk '$1 != "instructions:u:" { print $2 }' "$tmp/s.perf" > "$tmp/s.flow" &&
+	decoded_ips "$tmp/s.perf" > "$tmp/s.flow" &&
 	sampled_flow perf "$tmp/s.flow" "$2"
 }
 
@@ -244,6 +244,13 @@ first_loss() {	# PERF STREAM
 	! grep -i error "$1" |
 		grep -v "code 8: Lost trace data: $start bytes before this AUX sample" &&
 	[ "$(grep -c -i error "$1")" -le 1 ]
+}
+
+# The addresses of the instructions perf decoded, from perf script -F
+# event,ip output PERF: not the samplers' own samples, nor error events
+# (" instruction trace error type 1 ...").
+decoded_ips() {	# PERF
+	awk '$1 != "instructions:u:" && $1 != "instruction" { print $2 }' "$1"
 }
 
 # Record the long loop with -A and lay the samples' trace at their
@@ -304,7 +311,7 @@ pipe() {
 		"$perf" script -i - --itrace=i0nse -F event,ip > "$tmp/p.perf" &&
 	flow $lloops > "$tmp/s.want" &&
 	! grep -i error "$tmp/p.perf" &&
-	awk '$1 != "instructions:u:" { print $2 }' "$tmp/p.perf" > "$tmp/p.flow" &&
+	decoded_ips "$tmp/p.perf" > "$tmp/p.flow" &&
 	sampled_flow perf "$tmp/p.flow" 20000
 }
 

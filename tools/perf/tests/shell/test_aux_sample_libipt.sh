@@ -50,7 +50,9 @@
 # refused (error events, and a count of them), and perf script must decode
 # it within $MADE_UP_KB KiB of address space, as it does the same samples
 # in one stream: a decoder per stream (a 64 KiB event buffer each) would
-# need more.
+# need more.  Then the same samples each of a thread of its own, which
+# exits after it: no sample is refused, and as each thread's decoder is
+# freed when it exits, perf script still decodes it in $MADE_UP_KB KiB.
 #
 # TAP on stdout.  Exit status 0 if no test failed, 2 if skipped.
 
@@ -299,31 +301,35 @@ for ptt in "$DATADIR"/*.ptt; do
 	fi
 done
 
-# perf script of recording $1 in $MADE_UP_KB KiB of address space, to
-# $1.out and $1.err
-script_in_limit() {
-	(ulimit -v "$MADE_UP_KB" &&
-	 "$PERF" script -i "$1" --itrace=i0nse -F event,ip > "$1.out" 2> "$1.err")
+# A made-up recording ($1) of the last stream: the trace over and over,
+# cut into $MADE_UP samples of $STRIDE bytes, with aux_sample_synth.py's
+# options $2...
+made_up() {	# OUTPUT OPTION...
+	local out=$1
+
+	shift
+	python3 "$SYNTH" --pt "$DATADIR/$name.pt" --bin "$BIN" --org "$ORG" \
+		--size "$STRIDE" --stride "$STRIDE" \
+		--repeat $((MADE_UP * STRIDE / PT_LEN + 1)) "$@" -o "$out"
 }
 
-# The made-up recording described at the top, of the last stream.
-check_made_up() {
-	local base="$WORK/made_up" refused args=(--pt "$DATADIR/$name.pt"
-		--bin "$BIN" --org "$ORG" --size "$STRIDE" --stride "$STRIDE"
-		--repeat $((MADE_UP * STRIDE / PT_LEN + 1)))
+# perf script of recording $1 in $MADE_UP_KB KiB of address space, to
+# $1.out and $1.err; if it fails, what it said, as TAP comments.
+script_in_limit() {	# RECORDING
+	(ulimit -v "$MADE_UP_KB" &&
+	 "$PERF" script -i "$1" --itrace=i0nse -F event,ip > "$1.out" 2> "$1.err") &&
+		return 0
+	echo "# perf script of $(basename "$1") failed:"
+	tail -2 "$1.err" | sed 's/^/# /'
+	return 1
+}
 
-	python3 "$SYNTH" "${args[@]}" -o "$base.one" &&
-	python3 "$SYNTH" "${args[@]}" --new-streams -o "$base.many" || return 1
-	if ! script_in_limit "$base.one"; then
-		echo "# perf script of the samples in one stream failed:"
-		tail -2 "$base.one.err" | sed 's/^/# /'
-		return 1
-	fi
-	if ! script_in_limit "$base.many"; then
-		echo "# perf script of a stream per sample failed:"
-		tail -2 "$base.many.err" | sed 's/^/# /'
-		return 1
-	fi
+# The first made-up recording described at the top.
+check_made_up() {
+	local base="$WORK/made_up" refused
+
+	made_up "$base.one" && made_up "$base.many" --new-streams &&
+	script_in_limit "$base.one" && script_in_limit "$base.many" || return 1
 	refused=$(grep -c 'AUX sample of a stream its task or CPU cannot have' \
 		"$base.many.out")
 	echo "# $refused samples refused"
@@ -332,10 +338,22 @@ check_made_up() {
 		"$base.many.err"
 }
 
+# The second: each sample of a thread that exits after it.
+check_threads() {
+	local base="$WORK/threads" streams
+
+	made_up "$base" --threads && script_in_limit "$base" || return 1
+	streams=$(sed -n 's/^AUX samples: \([0-9]*\),.* streams: \([0-9]*\)$/\1 \2/p' \
+		"$base.err")
+	echo "# samples and streams: $streams"
+	[ "${streams% *}" -ge "$MADE_UP" ] && [ "${streams% *}" = "${streams#* }" ] &&
+	! grep -q 'cannot have' "$base.out" "$base.err"
+}
+
 VARIANTS=(whole overlap gap cuts)
 EXTRA=${EXTRA:-}
 echo "TAP version 13"
-echo "1..$(( ${#names[@]} * ${#VARIANTS[@]} + 1 ))"
+echo "1..$(( ${#names[@]} * ${#VARIANTS[@]} + 2 ))"
 echo "# $("$PERF" version 2>/dev/null); overlap: size $SIZE; gap: $GAP;" \
 	"cuts: $STRIDE bytes"
 
@@ -392,15 +410,18 @@ for name in "${names[@]}"; do
 	[ -n "${KEEP:-}" ] || rm -f "$WORK/$name".*
 done
 
-n=$((n + 1))
-label="$name made up: a new stream in each of its samples, refused"
-if check_made_up; then
-	echo "ok $n $label"
-	passed=$((passed + 1))
-else
-	echo "not ok $n $label"
-	failed=$((failed + 1))
-fi
+for check in "made_up|made up: a new stream in each of its samples, refused" \
+	       "threads|threads: a thread per sample, each freed when it exits"; do
+	n=$((n + 1))
+	label="$name ${check#*|}"
+	if "check_${check%%|*}"; then
+		echo "ok $n $label"
+		passed=$((passed + 1))
+	else
+		echo "not ok $n $label"
+		failed=$((failed + 1))
+	fi
+done
 
 echo "# pass $passed, skip $skipped, fail $failed"
 [ $failed -eq 0 ]

@@ -57,28 +57,37 @@ int auxsample__has_positions(struct evlist *evlist)
 }
 
 /*
- * The buffer for a sample's trace, but for its data: a hidden event of a
- * per-CPU sampler traces every task on its CPU, one of a per-task sampler
- * (or an inherited copy) just one thread.
+ * Whose a sample's trace is: a hidden event of a per-CPU sampler traces
+ * every task on its CPU (@pid and @tid -1), one of a per-task sampler (or
+ * an inherited copy) just one thread.
  */
-static void auxsample__proto(struct perf_session *session,
-			     struct perf_sample *sample, u64 reference,
-			     struct auxtrace_buffer *proto)
+static void auxsample__owner(struct perf_session *session,
+			     struct perf_sample *sample, pid_t *pid, pid_t *tid,
+			     int *cpu)
 {
 	struct perf_sample_id *sid = evlist__id2sid(session->evlist, sample->id);
 
-	memset(proto, 0, sizeof(*proto));
-	proto->pid = sample->pid;
-	proto->tid = sample->tid;
-	proto->cpu.cpu = -1;
-	proto->reference = reference;
+	*pid = sample->pid;
+	*tid = sample->tid;
+	*cpu = -1;
 	if (sid) {
-		proto->cpu = sid->cpu;
+		*cpu = sid->cpu.cpu;
 		if (sid->tid == -1) {
-			proto->pid = -1;
-			proto->tid = -1;
+			*pid = -1;
+			*tid = -1;
 		}
 	}
+}
+
+/* The buffer for trace of @pid/@tid/@cpu, but for its data */
+static void auxsample__proto(struct auxtrace_buffer *proto, pid_t pid,
+			     pid_t tid, int cpu, u64 reference)
+{
+	memset(proto, 0, sizeof(*proto));
+	proto->pid = pid;
+	proto->tid = tid;
+	proto->cpu.cpu = cpu;
+	proto->reference = reference;
 }
 
 /*
@@ -174,12 +183,14 @@ int auxsample__queue(struct auxsample_resolver *r,
 	struct auxtrace_buffer proto;
 	struct auxsample_pos pos;
 	const void *trace;
-	int err;
+	pid_t pid, tid;
+	int cpu, err;
 
 	err = auxsample__check(r, session, sample, &pos, &trace);
 	if (err)
 		return err;
-	auxsample__proto(session, sample, reference, &proto);
+	auxsample__owner(session, sample, &pid, &tid, &cpu);
+	auxsample__proto(&proto, pid, tid, cpu, reference);
 	return auxsample__add(r, queues, session, &pos, &proto, trace);
 }
 
@@ -217,7 +228,6 @@ int auxsample__slice(struct auxsample_slices *slices,
 		     struct perf_session *session, struct perf_sample *sample,
 		     u64 data_offset, u64 reference)
 {
-	struct auxtrace_buffer proto;
 	struct auxsample_slice *sl;
 	struct auxsample_pos pos;
 	const void *trace;
@@ -236,15 +246,12 @@ int auxsample__slice(struct auxsample_slices *slices,
 		slices->slice = sl;
 		slices->alloc = alloc;
 	}
-	auxsample__proto(session, sample, reference, &proto);
 	sl = &slices->slice[slices->nr++];
 	sl->pos = pos;
 	sl->data_offset = data_offset +
 			  ((const u8 *)trace - (const u8 *)sample->aux_sample.data);
 	sl->reference = reference;
-	sl->pid = proto.pid;
-	sl->tid = proto.tid;
-	sl->cpu = proto.cpu.cpu;
+	auxsample__owner(session, sample, &sl->pid, &sl->tid, &sl->cpu);
 	if (sl->tid == -1)
 		slices->per_cpu = true;
 	return 0;
@@ -286,11 +293,8 @@ int auxsample__queue_slices(struct auxsample_slices *slices,
 	for (i = 0; i < slices->nr && err >= -1; i++) {
 		struct auxsample_slice *sl = &slices->slice[i];
 
-		memset(&proto, 0, sizeof(proto));
-		proto.pid = sl->pid;
-		proto.tid = sl->tid;
-		proto.cpu.cpu = sl->cpu;
-		proto.reference = sl->reference;
+		auxsample__proto(&proto, sl->pid, sl->tid, sl->cpu,
+				 sl->reference);
 		proto.data_offset = sl->data_offset;
 		err = auxsample__add(r, queues, session, &sl->pos, &proto, NULL);
 		if (err == -E2BIG)

@@ -739,6 +739,20 @@ static int nobody_open(struct perf_event_attr *attr)
 }
 
 /* Sample user space for a while: the samples must check out. */
+/*
+ * Spin until the ring buffer holds @nr samples, for 3 s at most: on a
+ * loaded machine the task may run for far less than the time it spins.
+ */
+static void spin_for_samples(const struct ptsim_map *m, unsigned int nr)
+{
+	for (int i = 0; i < 100; i++) {
+		ptsim_spin(30);
+		if (__atomic_load_n(&m->pg->data_head, __ATOMIC_ACQUIRE) >=
+		    nr * SAMPLE_SIZE)
+			return;
+	}
+}
+
 static int nobody_samples(struct perf_event_attr *attr)
 {
 	struct ptsim_map data;
@@ -756,7 +770,7 @@ static int nobody_samples(struct perf_event_attr *attr)
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
 		return 3;
-	ptsim_spin(30);
+	spin_for_samples(&data, 10);
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		return 3;
 	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, false, why,

@@ -13,6 +13,8 @@ before its end.  With --size >= --stride nothing is lost; with --size >
 sample holds, and the trace again: perf must report exactly G bytes lost.
 --repeat N makes the stream the trace N times over.  --new-streams puts
 each sample in a stream of its own, as no recording has: a made-up file.
+--threads puts each sample in a stream of its own too, but of a thread of
+its own that exits after it, as many short-lived threads have.
 
 The code the trace runs over (--bin) is mapped, read-only and executable,
 at --org in the traced process, under its absolute path: perf reads the
@@ -53,7 +55,7 @@ PT_CFG_MTC_PERIOD = 0xf << 14
 PT_CONFIG = PT_CFG_PT | PT_CFG_BRANCH
 
 # record types
-R_COMM, R_SAMPLE, R_MMAP2 = 3, 9, 10
+R_COMM, R_EXIT, R_SAMPLE, R_MMAP2 = 3, 4, 9, 10
 R_FINISHED_ROUND, R_AUXTRACE_INFO = 68, 70
 MISC_USER = 2
 PERF_AUXTRACE_INTEL_PT = 1
@@ -77,9 +79,9 @@ def record(rtype, misc, body):
     return struct.pack('<IHH', rtype, misc, 8 + len(body)) + body
 
 
-def id_sample(time):
+def id_sample(time, tid=TID):
     """sample_id_all trailer: TID, TIME, CPU, IDENTIFIER."""
-    return struct.pack('<IIQIIQ', PID, TID, time, CPU, 0, SAMPLE_ID)
+    return struct.pack('<IIQIIQ', PID, tid, time, CPU, 0, SAMPLE_ID)
 
 
 def sampler_attr():
@@ -134,11 +136,16 @@ def mmap2(path, start, length, time):
     return record(R_MMAP2, MISC_USER, body + id_sample(time))
 
 
-def sample(ip, time, stream, offset, trace):
+def exit_(tid, time):
+    body = struct.pack('<IIIIQ', PID, PID, tid, tid, time)
+    return record(R_EXIT, 0, body + id_sample(time, tid))
+
+
+def sample(ip, time, stream, offset, trace, tid=TID):
     """A sample with the kernel's AUX layout: position, padding, trace."""
     hdr = struct.pack('<QQQ', stream, offset, len(trace))
     aux = hdr + bytes(-(len(hdr) + len(trace)) % 8) + trace
-    body = struct.pack('<QQIIQIIQQ', SAMPLE_ID, ip, PID, TID, time,
+    body = struct.pack('<QQIIQIIQQ', SAMPLE_ID, ip, PID, tid, time,
                        CPU, 0, 1, len(aux)) + aux
     return record(R_SAMPLE, MISC_USER, body)
 
@@ -209,6 +216,8 @@ def main():
                     help='the stream is the trace this many times over')
     ap.add_argument('--new-streams', action='store_true',
                     help='(made-up file) each sample in a new stream')
+    ap.add_argument('--threads', action='store_true',
+                    help='each sample in the stream of a new thread')
     ap.add_argument('--misplace', type=int, default=-1, metavar='N',
                     help='(test the test) say sample N starts 1 byte later')
     ap.add_argument('-o', '--output', required=True)
@@ -244,8 +253,12 @@ def main():
     data += record(R_FINISHED_ROUND, 0, b'')
     for i, (off, n) in enumerate(pieces):
         at = off + 1 if i == args.misplace else off
-        sid = STREAM_ID + i if args.new_streams else STREAM_ID
-        data += sample(args.org, 100 + i, sid, at, stream[off:off + n])
+        new = args.new_streams or args.threads
+        sid = STREAM_ID + i if new else STREAM_ID
+        tid = TID + 1 + i if args.threads else TID
+        data += sample(args.org, 100 + i, sid, at, stream[off:off + n], tid)
+        if args.threads:
+            data += exit_(tid, 100 + i)
         data += record(R_FINISHED_ROUND, 0, b'')
 
     attr = bytearray(sampler_attr())

@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# aux_record.sh BUILD: perf record -Aintel_pt, on TCG's Intel PT, in perf
+# record's other ways of choosing what to record: --per-thread, -p,
+# inherited by the children of a command, --switch-output; and perf
+# report's decoding of such a recording.  pt.sh has the exactness of
+# positions and decoding for the plain case.  TAP.
+. "$(dirname "$0")/lib/tap.sh"
+lloops=1000000
+
+# Whether the instruction addresses on stdin, one per line, are a piece
+# of the flow of loop.S (pt.sh's flow()), nothing left out or repeated:
+# each address is one the one before can be followed by.  Prints their
+# number.
+loop_piece() {
+	awk 'BEGIN {
+		next_of["401000"] = "401005"
+		next_of["401005"] = "401007"
+		next_of["401007"] = "401005 401009"
+		next_of["401009"] = "40100e"
+		next_of["40100e"] = "401010"
+	}
+	NR > 1 && index(next_of[last], $1) == 0 {
+		print "line " NR ": " $1 " after " last; bad = 1; exit
+	}
+	{ last = $1 }
+	END { if (bad) exit 1; print NR }'
+}
+
+# The instructions perf script decodes from -A recording DATA (perf
+# script --itrace=i0nse -F event,ip), without the samplers' own samples;
+# error events go to $tmp/errors.
+decoded() {	# DATA
+	"$perf" script -i "$1" --itrace=i0nse -F event,ip 2> /dev/null |
+		awk '$1 == "instruction" { print > "'"$tmp/errors"'"; next }
+		     $1 != "instructions:u:" { print $2 }'
+}
+
+# No error events but the losses of trace from before a stream's first
+# sample in the recording.
+only_first_losses() {
+	! grep -v 'code 8: Lost trace data: [0-9]* bytes before this AUX sample' \
+		"$tmp/errors" 2> /dev/null
+}
+
+# --per-thread: a hidden event per task, no per-CPU buffers, the loop's
+# exact flow as from a per-CPU recording (pt.sh's check 13).
+per_thread() {
+	rm -f "$tmp/errors"
+	taskset -c 0 "$perf" record -q --per-thread -o "$tmp/t.data" \
+		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000 \
+		-m 1024 -- "$tmp/long" &&
+	decoded "$tmp/t.data" > "$tmp/t.flow" && ! [ -e "$tmp/errors" ] &&
+	n=$(loop_piece < "$tmp/t.flow") &&
+	echo "$n instructions decoded, want more than $((2 * lloops + 4 - 20000))" &&
+	head -1 "$tmp/t.flow" | grep -x 401000 &&
+	[ "$n" -gt $((2 * lloops + 4 - 20000)) ]
+}
+
+# -p: attached to a loop already running, for a second: a piece of its
+# flow, the trace from before the first sample reported lost.
+attach() {
+	build_loop 2000000000 && rm -f "$tmp/errors"
+	taskset -c 0 "$tmp/loop" &
+	pid=$!
+	taskset -c 1 "$perf" record -q -p $pid -o "$tmp/p.data" -Aintel_pt \
+		--aux-sample=61440 -e instructions:u -c 200000 -m 1024 -- sleep 1
+	rc=$?
+	kill $pid && wait $pid
+	[ $rc = 0 ] && decoded "$tmp/p.data" > "$tmp/p.flow" &&
+	only_first_losses && n=$(loop_piece < "$tmp/p.flow") &&
+	echo "$n instructions decoded" && [ "$n" -gt 400000 ]
+}
+
+# Inherited: exec.S's two programs (different code at the same
+# addresses), children of a shell, take turns on CPU 0.  Each child has
+# a hidden event and a stream of its own; each stream decodes against
+# its own program, with no error.
+inherit() {
+	taskset -c 0 "$perf" record -q -o "$tmp/i.data" -Aintel_pt \
+		--aux-sample=61440 -e instructions:u -c 100000 -- \
+		sh -c "$tmp/spin_b & $tmp/spin_a /bin/true; wait" &&
+	"$perf" script -i "$tmp/i.data" --itrace=be -F comm,ip,sym \
+		> "$tmp/i.txt" 2> "$tmp/i.err" &&
+	! grep -i error "$tmp/i.txt" | grep -v 'code 8: Lost trace data' &&
+	a=$(grep -c '^ *spin_a .* before' "$tmp/i.txt") &&
+	b=$(grep -c '^ *spin_b .* after' "$tmp/i.txt") &&
+	streams=$(sed -n 's/^AUX samples: .* streams: \([0-9]*\)$/\1/p' "$tmp/i.err") &&
+	echo "branches: $a in spin_a's before(), $b in spin_b's after(); $streams streams" &&
+	[ "$a" -gt 1000 ] && [ "$b" -gt 1000 ] && [ "$streams" -ge 2 ]
+}
+
+# --switch-output: each file decodes on its own to a piece of the
+# loop's flow, the first from its start; only a stream's first sample
+# in a file reports the trace before it lost.
+switch_output() {
+	mkdir "$tmp/so" &&
+	taskset -c 0 "$perf" record -q -o "$tmp/so/s.data" --switch-output=64K \
+		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000 \
+		-m 1024 -- "$tmp/long" 2> /dev/null &&
+	files=$(ls "$tmp"/so/s.data.* | wc -l) && echo "$files files" &&
+	[ "$files" -ge 3 ] &&
+	for f in "$tmp"/so/s.data.*; do
+		rm -f "$tmp/errors"
+		decoded "$f" > "$tmp/so.flow" && only_first_losses &&
+		n=$(loop_piece < "$tmp/so.flow") && [ "$n" -gt 1000 ] &&
+		echo "${f##*/}: $n instructions" || return 1
+	done &&
+	head -1 "$tmp/so.flow" | grep -vx 401000 &&
+	decoded "$(ls "$tmp"/so/s.data.* | head -1)" | head -1 | grep -x 401000
+}
+
+# perf report with its default --itrace (instructions every 100 us,
+# branches, errors...): the loop's code gets the synthesized samples.
+report() {
+	taskset -c 0 "$perf" record -q -o "$tmp/r.data" -Aintel_pt \
+		--aux-sample=61440 -e instructions:u -c 200000 -m 1024 -- "$tmp/long" &&
+	"$perf" report -i "$tmp/r.data" --stdio --sort dso,sym > "$tmp/r.txt" 2>&1 &&
+	grep -E "^# Samples: .* of event '(instructions|branches)" "$tmp/r.txt" &&
+	grep -E '^ +[0-9.]+% +long +\[\.\] _start$' "$tmp/r.txt" &&
+	! grep -i -E 'error|warning' "$tmp/r.txt"
+}
+
+echo "1..5"
+build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
+gcc -nostdlib -static -DLOOPS=500000 -o "$tmp/spin_a" "$here/exec.S" || exit 1
+gcc -nostdlib -static -DAFTER -DLOOPS=500000 -o "$tmp/spin_b" "$here/exec.S" || exit 1
+check "-Aintel_pt --per-thread: the loop's exact flow" per_thread
+check "-Aintel_pt -p: a running loop's flow from its first sample on" attach
+check "-Aintel_pt of a command's children: a stream each, each decoded against its own code" inherit
+check "-Aintel_pt --switch-output: each file decodes on its own" switch_output
+check "perf report of an -Aintel_pt recording: its default --itrace" report
+exit $failed
