@@ -51,8 +51,9 @@
 # it within $MADE_UP_KB KiB of address space, as it does the same samples
 # in one stream: a decoder per stream (a 64 KiB event buffer each) would
 # need more.  Then the same samples each of a thread of its own, which
-# exits after it: no sample is refused, and as each thread's decoder is
-# freed when it exits, perf script still decodes it in $MADE_UP_KB KiB.
+# exits after it, through a pipe: no sample is refused, and as each
+# thread's decoder is freed when it exits, perf script still decodes it in
+# $MADE_UP_KB KiB.
 #
 # TAP on stdout.  Exit status 0 if no test failed, 2 if skipped.
 
@@ -313,12 +314,16 @@ made_up() {	# OUTPUT OPTION...
 		--repeat $((MADE_UP * STRIDE / PT_LEN + 1)) "$@" -o "$out"
 }
 
-# perf script of recording $1 in $MADE_UP_KB KiB of address space, to
-# $1.out and $1.err; if it fails, what it said, as TAP comments.
-script_in_limit() {	# RECORDING
+# perf script of recording $1 (in pipe format with "pipe") in $MADE_UP_KB
+# KiB of address space, to $1.out and $1.err; if it fails, what it said,
+# as TAP comments.
+script_in_limit() {	# RECORDING [pipe]
+	local in=$1
+
+	[ "${2:-}" = pipe ] && in=-
 	(ulimit -v "$MADE_UP_KB" &&
-	 "$PERF" script -i "$1" --itrace=i0nse -F event,ip > "$1.out" 2> "$1.err") &&
-		return 0
+	 "$PERF" script -i "$in" --itrace=i0nse -F event,ip < "$1" \
+		> "$1.out" 2> "$1.err") && return 0
 	echo "# perf script of $(basename "$1") failed:"
 	tail -2 "$1.err" | sed 's/^/# /'
 	return 1
@@ -338,11 +343,14 @@ check_made_up() {
 		"$base.many.err"
 }
 
-# The second: each sample of a thread that exits after it.
+# The second: each sample of a thread that exits after it, through a pipe
+# (perf inject), where each sample's trace is decoded as it comes.
 check_threads() {
 	local base="$WORK/threads" streams
 
-	made_up "$base" --threads && script_in_limit "$base" || return 1
+	made_up "$base.data" --threads &&
+	"$PERF" inject -i "$base.data" -o - > "$base" &&
+	script_in_limit "$base" pipe || return 1
 	streams=$(sed -n 's/^AUX samples: \([0-9]*\),.* streams: \([0-9]*\)$/\1 \2/p' \
 		"$base.err")
 	echo "# samples and streams: $streams"
