@@ -13,8 +13,10 @@ KQEMU      := $(BUILD)/kernel
 PERF_OUT   := $(BUILD)/perf
 JOBS       ?= $(shell nproc)
 SELFTESTS  := perf_events
-# The emulator's tests (qemu/tests/NAME.sh).
+# The emulator's tests (qemu/tests/NAME.sh): in the kselftests' guest,
+# and in the perf tests' guest.
 QEMU_TESTS := pmu pt
+QEMU_PERF_TESTS := aux_record
 # perf test description patterns: the project's perf tests and upstream's
 # Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing").
 PERF_TESTS := ptsim resolver hidden Miscellaneous
@@ -75,6 +77,7 @@ checkpatch: tree
 
 check: all
 	SUITES="$(SELFTESTS)" QEMU_TESTS="$(QEMU_TESTS)" PERF_TESTS="$(PERF_TESTS)" \
+		QEMU_PERF_TESTS="$(QEMU_PERF_TESTS)" \
 		HOST_PERF_TESTS="$(HOST_PERF_TESTS)" harness/check.sh
 
 demo: kernel perf qemu

@@ -5,7 +5,7 @@
 # then the perf tests $HOST_PERF_TESTS on the host, then, in two
 # debug-kernel guests side by side, the kselftest suites
 # $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
-# tests $PERF_TESTS; beside the second, the emulator's flow test and a
+# tests $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS; beside the second, the emulator's flow test and a
 # check that the harness itself reports a guest WARNING as a failure.
 # Ends with "N passed, N failed, N skipped" (each skip is listed with its
 # reason).
@@ -149,7 +149,7 @@ done
 # Each guest is one TCG thread: two at a time use both cores.
 start_guest kselftests "$SUITES" "$QEMU_TESTS" "" &
 kselftests=$!
-start_guest perf-tests "" "" "$PERF_TESTS" &
+start_guest perf-tests "" "$QEMU_PERF_TESTS" "$PERF_TESTS" &
 perf_tests=$!
 wait $kselftests
 guest_results kselftests
