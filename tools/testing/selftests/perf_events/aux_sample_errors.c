@@ -2,8 +2,8 @@
 /*
  * The errors of AUX sampling through a hidden AUX event (the attr fields
  * aux_sample_type and aux_sample_config), what an unprivileged user may
- * do with it, and upstream's group-leader form with an attr of the size
- * before those fields.
+ * do with it (with ptsim and with Intel PT), and upstream's group-leader
+ * form with an attr of the size before those fields.
  *
  * Where an errno could also come from something other than the check under
  * test, a test first shows that the attr opens without the fault.
@@ -25,18 +25,20 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include <intel-pt.h>
+
 #include "../kselftest_harness.h"
 #include "ptsim_lib.h"
 
 #define SAMPLE_SIZE	4096
 #define PERIOD_NS	1000000
 
-/* A hidden ptsim sampler that opens, on task-clock. */
-static void sampler_of_errors_attr(struct perf_event_attr *attr)
+/* A sampler of the hidden AUX event of PMU @type that opens, on task-clock. */
+static void sampler_of_errors_attr(struct perf_event_attr *attr, int type)
 {
 	ptsim_sampler_attr(attr, PERF_COUNT_SW_TASK_CLOCK, PERIOD_NS,
 			   PERF_SAMPLE_IP, SAMPLE_SIZE);
-	attr->aux_sample_type = ptsim_type();
+	attr->aux_sample_type = type;
 }
 
 FIXTURE(aux_sample_errors)
@@ -52,7 +54,7 @@ FIXTURE_SETUP(aux_sample_errors)
 		SKIP(return, "no ptsim PMU (CONFIG_PTSIM)");
 	if (!ptsim_can_sample())
 		SKIP(return, "ptsim is a module: no AUX sampling");
-	sampler_of_errors_attr(&self->attr);
+	sampler_of_errors_attr(&self->attr, self->type);
 }
 
 FIXTURE_TEARDOWN(aux_sample_errors)
@@ -501,16 +503,51 @@ TEST_F(aux_sample_errors, trace_time_follows_clockid)
 }
 
 /*
- * Read the samples in @m and check each: @size bytes of trace (or, with
- * @first_empty, the first sample may have none yet), which decodes with
- * contiguous sequence numbers and user IPs only.  Returns the number of
- * samples, or -1 with the reason in @why.
+ * Whether the trace of sample @i checks out, as ptsim's (records that
+ * decode with contiguous sequence numbers and IPs in @text; none only if
+ * @may_be_empty) or, given @image, as Intel PT's (an instruction flow
+ * that libipt decodes with no error over this task's code).  If not, the
+ * reason is in @why.
  */
-static int check_samples(struct ptsim_map *m, uint64_t sample_type,
+static bool trace_checks_out(const struct ptsim_sample *s, int i,
+			     bool may_be_empty, const struct ptsim_ranges *text,
+			     struct pt_image *image, char *why, size_t len)
+{
+	struct ptsim_trace t = {};
+	struct ptsim_pt_flow f;
+	bool ok;
+
+	if (image) {
+		ptsim_pt_decode(s->aux.data, s->aux.len, image, &f);
+		ok = !f.error && f.insns;
+		if (!ok)
+			snprintf(why, len, "sample %d: %llu instructions: %s",
+				 i, (unsigned long long)f.insns,
+				 pt_errstr(pt_errcode(f.error)));
+		return ok;
+	}
+	ok = !ptsim_sample_trace(s, &t, text);
+	if (!ok) {
+		snprintf(why, len, "sample %d: %s", i, t.error);
+	} else if (!t.nr && !may_be_empty) {
+		snprintf(why, len, "sample %d: no records", i);
+		ok = false;
+	}
+	ptsim_trace_free(&t);
+	return ok;
+}
+
+/*
+ * Read the samples in @m of the hidden event of PMU @type and check each:
+ * @size bytes of trace that checks out (trace_checks_out(); with
+ * @first_empty, the first sample may have none yet).  Returns the number
+ * of samples, or -1 with the reason in @why.
+ */
+static int check_samples(struct ptsim_map *m, int type, uint64_t sample_type,
 			 size_t size, bool first_empty, char *why, size_t len)
 {
 	struct ptsim_samples ss = {};
-	struct ptsim_trace t = {};
+	struct pt_image *image = NULL;
 	struct ptsim_ranges text;
 	uint64_t lost = 0;
 	int ret, i;
@@ -519,6 +556,14 @@ static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 	if (ret) {
 		snprintf(why, len, "/proc/self/maps: %s", strerror(-ret));
 		return -1;
+	}
+	if (type != ptsim_type()) {
+		image = ptsim_pt_image(&text);
+		if (!image) {
+			snprintf(why, len, "pt_image_alloc() failed");
+			ptsim_ranges_free(&text);
+			return -1;
+		}
 	}
 	ret = ptsim_read_samples(m, sample_type | PERF_SAMPLE_AUX, &ss, &lost);
 	if (ret < 0)
@@ -531,17 +576,15 @@ static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 			snprintf(why, len, "sample %d: %zu bytes of trace",
 				 i, ss.s[i].aux.len);
 			ret = -1;
-		} else if (ptsim_sample_trace(&ss.s[i], &t, &text)) {
-			snprintf(why, len, "sample %d: %s", i, t.error);
-			ret = -1;
-		} else if (!t.nr && (i || !first_empty)) {
-			snprintf(why, len, "sample %d: no records", i);
+		} else if (!trace_checks_out(&ss.s[i], i, !i && first_empty,
+					     &text, image, why, len)) {
 			ret = -1;
 		}
-		ptsim_trace_free(&t);
 	}
 	if (lost)
 		ret = -1;
+	if (image)
+		pt_image_free(image);
 	ptsim_samples_free(&ss);
 	ptsim_ranges_free(&text);
 	return ret;
@@ -581,8 +624,8 @@ TEST_F(aux_sample_errors, old_attr_size_group_form)
 		  0);
 
 	/* The leader traced from the enable only. */
-	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, true, why,
-			   sizeof(why));
+	nr = check_samples(&data, self->type, PERF_SAMPLE_IP, SAMPLE_SIZE,
+			   true, why, sizeof(why));
 	EXPECT_GE(nr, 20) TH_LOG("%s", why);
 
 	ptsim_unmap(&data);
@@ -686,37 +729,58 @@ TEST_F(aux_sample_errors, stack_fills_record)
 }
 
 /*
- * Unprivileged use: a child that is user and group nobody, without
- * capabilities, at perf_event_paranoid 2, and allowed to use ptsim.  The
- * sysctls and the knob are set here and restored by the teardown.
+ * Unprivileged use of each AUX PMU that can serve: a child that is user
+ * and group nobody, without capabilities, at perf_event_paranoid 2 (and
+ * allowed to use ptsim).  The sysctls and ptsim's knob are set here and
+ * restored by the teardown.
  */
 FIXTURE(aux_sample_unpriv)
 {
 	int			type;
+	bool			ptsim;
 	long			paranoid, mlock_kb;
 	bool			paranoid_saved, mlock_saved;
 	bool			unprivileged;	/* ptsim's debugfs knob */
 	struct perf_event_attr	attr;
 };
 
+FIXTURE_VARIANT(aux_sample_unpriv)
+{
+	const char	*pmu;
+};
+
+FIXTURE_VARIANT_ADD(aux_sample_unpriv, ptsim)
+{
+	.pmu = "ptsim",
+};
+
+FIXTURE_VARIANT_ADD(aux_sample_unpriv, intel_pt)
+{
+	.pmu = "intel_pt",
+};
+
 FIXTURE_SETUP(aux_sample_unpriv)
 {
-	self->type = ptsim_type();
+	self->type = ptsim_pmu_type(variant->pmu);
 	if (self->type < 0)
-		SKIP(return, "no ptsim PMU (CONFIG_PTSIM)");
-	if (!ptsim_can_sample())
+		SKIP(return, "no %s PMU", variant->pmu);
+	self->ptsim = self->type == ptsim_type();
+	if (self->ptsim && !ptsim_can_sample())
 		SKIP(return, "ptsim is a module: no AUX sampling");
 	if (geteuid())
 		SKIP(return, "needs root to set sysctls and become nobody");
-	sampler_of_errors_attr(&self->attr);
+	sampler_of_errors_attr(&self->attr, self->type);
 
 	ASSERT_EQ(ptsim_sysctl_get("perf_event_paranoid", &self->paranoid), 0);
 	ASSERT_EQ(ptsim_sysctl_get("perf_event_mlock_kb", &self->mlock_kb), 0);
-	ASSERT_EQ(ptsim_knob_get("unprivileged", &self->unprivileged), 0);
+	if (self->ptsim)
+		ASSERT_EQ(ptsim_knob_get("unprivileged", &self->unprivileged),
+			  0);
 	/* Last: the teardown does not run if the setup fails. */
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_paranoid", 2), 0);
 	self->paranoid_saved = true;
-	ASSERT_EQ(ptsim_knob_set("unprivileged", true), 0);
+	if (self->ptsim)
+		ASSERT_EQ(ptsim_knob_set("unprivileged", true), 0);
 }
 
 FIXTURE_TEARDOWN(aux_sample_unpriv)
@@ -727,7 +791,7 @@ FIXTURE_TEARDOWN(aux_sample_unpriv)
 	if (self->mlock_saved)
 		EXPECT_EQ(ptsim_sysctl_set("perf_event_mlock_kb",
 					   self->mlock_kb), 0);
-	if (self->paranoid_saved)
+	if (self->paranoid_saved && self->ptsim)
 		EXPECT_EQ(ptsim_knob_set("unprivileged", self->unprivileged),
 			  0);
 }
@@ -773,8 +837,8 @@ static int nobody_samples(struct perf_event_attr *attr)
 	spin_for_samples(&data, 10);
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		return 3;
-	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, false, why,
-			   sizeof(why));
+	nr = check_samples(&data, attr->aux_sample_type, PERF_SAMPLE_IP,
+			   SAMPLE_SIZE, false, why, sizeof(why));
 	if (nr < 10) {
 		fprintf(stderr, "# nobody: %d samples: %s\n", nr, why);
 		return 4;
@@ -842,7 +906,7 @@ static int allowed_samplers(void)
 }
 
 /* A ptsim config valid for every @k below 96, different for each. */
-static uint64_t distinct_config(int k)
+static uint64_t ptsim_distinct_config(int k)
 {
 	static const uint64_t bit[] = { 1 << 5, 1 << 10, 1 << 12, 1 << 13 };
 	uint64_t config = PTSIM_PSB_PERIOD(k % 6);
@@ -852,6 +916,59 @@ static uint64_t distinct_config(int k)
 		if ((k / 6) & (1 << i))
 			config |= bit[i];
 	return config;
+}
+
+/* intel_pt's caps/@name, a bitmap in hex; 0 if it cannot be read. */
+static unsigned long pt_cap(const char *name)
+{
+	char path[128];
+	unsigned long val = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/bus/event_source/devices/intel_pt/caps/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lx", &val) != 1)
+		val = 0;
+	fclose(f);
+	return val;
+}
+
+#define RTIT_CTL_TSC_EN		0x400ULL
+#define RTIT_CTL_DISRETC	0x800ULL
+#define RTIT_CTL_CYC_THRESH(n)	((uint64_t)(n) << 19)
+#define RTIT_CTL_PSB_FREQ(n)	((uint64_t)(n) << 24)
+
+/*
+ * An Intel PT config, different for each @k: TSCEn and DisRETC, which
+ * every part takes, with the PSB frequencies and CYC thresholds its caps
+ * list (pt_event_valid()).  Past the last combination, configs repeat.
+ */
+static uint64_t pt_distinct_config(int k)
+{
+	unsigned long psb = pt_cap("psb_periods") | 1;
+	unsigned long cyc = pt_cap("cycle_thresholds") | 1;
+	uint64_t config = (k & 1 ? RTIT_CTL_TSC_EN : 0) |
+			  (k & 2 ? RTIT_CTL_DISRETC : 0);
+	int n, left = k / 4;
+
+	for (n = 0; n < 16 * 16; n++) {
+		if (!(psb & (1UL << n % 16)) || !(cyc & (1UL << n / 16)))
+			continue;
+		if (!left--)
+			return config | RTIT_CTL_PSB_FREQ(n % 16) |
+			       RTIT_CTL_CYC_THRESH(n / 16);
+	}
+	return config;
+}
+
+/* A config of PMU @type for hidden event @k, different for each. */
+static uint64_t distinct_config(int type, int k)
+{
+	return type == ptsim_type() ? ptsim_distinct_config(k) :
+				      pt_distinct_config(k);
 }
 
 /* Most samplers a test opens: far past the allowance, were it not kept. */
@@ -978,7 +1095,8 @@ static int open_distinct_samplers(struct perf_event_attr *attr, int first)
 	int k;
 
 	for (k = first; k < max_samplers(); k++) {
-		attr->aux_sample_config = distinct_config(k);
+		attr->aux_sample_config = distinct_config(attr->aux_sample_type,
+							  k);
 		if (ptsim_open(attr, 0, -1, -1) >= 0)
 			continue;
 		if (errno != EPERM) {
@@ -1008,7 +1126,8 @@ static int exec_round(struct perf_event_attr *attr, int left, int opened)
 		return 255;
 	if (!left)
 		return opened + n;
-	snprintf(env, sizeof(env), "%d %d", left - 1, opened + n);
+	snprintf(env, sizeof(env), "%d %d %u", left - 1, opened + n,
+		 attr->aux_sample_type);
 	setenv(EXEC_ENV, env, 1);
 	execl("/proc/self/exe", "aux_sample_errors", NULL);
 	return 254;
@@ -1019,13 +1138,13 @@ __attribute__((constructor)) static void exec_stage(void)
 {
 	const char *env = getenv(EXEC_ENV);
 	struct perf_event_attr attr;
-	int left, opened;
+	int left, opened, type;
 
 	if (!env)
 		return;
-	if (sscanf(env, "%d %d", &left, &opened) != 2)
+	if (sscanf(env, "%d %d %d", &left, &opened, &type) != 3)
 		_exit(253);
-	sampler_of_errors_attr(&attr);
+	sampler_of_errors_attr(&attr, type);
 	_exit(exec_round(&attr, left, opened));
 }
 
@@ -1129,7 +1248,7 @@ static int nobody_fork_over_allowance(struct perf_event_attr *attr)
 			(unsigned long long)(after - before));
 		return 6;
 	}
-	attr->aux_sample_config = distinct_config(n);
+	attr->aux_sample_config = distinct_config(attr->aux_sample_type, n);
 	if (ptsim_open(attr, 0, -1, -1) >= 0 || errno != EPERM)
 		return 7;
 	return 0;

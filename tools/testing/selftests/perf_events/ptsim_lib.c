@@ -655,6 +655,90 @@ void ptsim_ranges_free(struct ptsim_ranges *text)
 	memset(text, 0, sizeof(*text));
 }
 
+/* libipt's image callback: the code at @ip, read from this process. */
+static int read_own_code(uint8_t *buffer, size_t size,
+			 const struct pt_asid *asid, uint64_t ip, void *context)
+{
+	const struct ptsim_ranges *text = context;
+	size_t i;
+
+	for (i = 0; i < text->nr; i++) {
+		if (!ptsim_in_range(&text->r[i], ip))
+			continue;
+		if (size > text->r[i].end - ip)
+			size = text->r[i].end - ip;
+		memcpy(buffer, (const void *)(uintptr_t)ip, size);
+		return size;
+	}
+	return -pte_nomap;
+}
+
+/* A libipt image of @text, this process's code; NULL if out of memory. */
+struct pt_image *ptsim_pt_image(const struct ptsim_ranges *text)
+{
+	struct pt_image *image = pt_image_alloc(NULL);
+
+	if (image && pt_image_set_callback(image, read_own_code,
+					   (void *)text)) {
+		pt_image_free(image);
+		image = NULL;
+	}
+	return image;
+}
+
+/* Take the decoder's pending events; note where an interrupt disabled it. */
+static int drain_events(struct pt_insn_decoder *dec, int status,
+			struct ptsim_pt_flow *f)
+{
+	struct pt_event ev;
+
+	while (status & pts_event_pending) {
+		status = pt_insn_event(dec, &ev, sizeof(ev));
+		if (status < 0)
+			return status;
+		/* An interrupt (FUP, TIP.PGD): disabled at the FUP's IP */
+		if (ev.type == ptev_async_disabled)
+			f->disabled_ip = ev.variant.async_disabled.at;
+	}
+	return status;
+}
+
+/*
+ * The instruction flow of the Intel PT trace at @trace, @len bytes, from
+ * its first PSB to its end, over the code of @image.
+ */
+void ptsim_pt_decode(const uint8_t *trace, size_t len, struct pt_image *image,
+		     struct ptsim_pt_flow *f)
+{
+	struct pt_config config;
+	struct pt_insn_decoder *dec;
+	struct pt_insn insn;
+	int status;
+
+	memset(f, 0, sizeof(*f));
+	pt_config_init(&config);
+	config.begin = (uint8_t *)trace;
+	config.end = (uint8_t *)trace + len;
+	dec = pt_insn_alloc_decoder(&config);
+	if (!dec) {
+		f->error = -pte_nomem;
+		return;
+	}
+	pt_insn_set_image(dec, image);
+	status = pt_insn_sync_forward(dec);
+	while (status >= 0) {
+		status = drain_events(dec, status, f);
+		if (status < 0 || (status & pts_eos))
+			break;
+		status = pt_insn_next(dec, &insn, sizeof(insn));
+		if (status >= 0)
+			f->insns++;
+	}
+	if (status < 0 && status != -pte_eos)
+		f->error = status;
+	pt_insn_free_decoder(dec);
+}
+
 /*
  * The value of the line "@key:\t<value>" of /proc/self/fdinfo/@fd, without
  * its newline, into the @len bytes at @val.  Returns 0; -ENOENT if there is
