@@ -759,6 +759,12 @@ FIXTURE_VARIANT_ADD(aux_sample_unpriv, intel_pt)
 	.pmu = "intel_pt",
 };
 
+/* Why a case does not run on intel_pt */
+static const char pt_lost_disable[] =
+	"intel_pt: a sample's trace now and then lacks an interrupt's FUP and TIP.PGD";
+static const char pt_exclusive[] =
+	"intel_pt is exclusive: one hidden intel_pt event per task, EBUSY for more";
+
 FIXTURE_SETUP(aux_sample_unpriv)
 {
 	self->type = ptsim_pmu_type(variant->pmu);
@@ -860,6 +866,8 @@ TEST_F(aux_sample_unpriv, user_only_samples_decode)
 {
 	if (_metadata->skip)
 		return;
+	if (!self->ptsim)
+		SKIP(return, "%s", pt_lost_disable);
 	/* Room for the ring buffer and the hidden event's buffer. */
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 516), 0);
@@ -1109,6 +1117,37 @@ static int open_distinct_samplers(struct perf_event_attr *attr, int first)
 	return k - first;
 }
 
+/*
+ * Two samplers of different configs on this task, which want two hidden
+ * events.  Returns 0 if both open, else the errno of the second (or 255).
+ */
+static int nobody_two_configs(struct perf_event_attr *attr)
+{
+	int fd, err;
+
+	attr->aux_sample_config = distinct_config(attr->aux_sample_type, 0);
+	fd = ptsim_open(attr, 0, -1, -1);
+	if (fd < 0)
+		return 255;
+	attr->aux_sample_config = distinct_config(attr->aux_sample_type, 1);
+	err = open_errno(attr, -1);
+	close(fd);
+	return err;
+}
+
+/*
+ * ptsim takes any number of hidden events on a task; an exclusive PMU
+ * (intel_pt) refuses a second one with EBUSY, as it does a second event
+ * of its own there.
+ */
+TEST_F(aux_sample_unpriv, one_hidden_event_per_task_if_exclusive)
+{
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(ptsim_as_nobody(nobody_two_configs, &self->attr,
+				  PTSIM_KEEP_MEMLOCK), self->ptsim ? 0 : EBUSY);
+}
+
 #define EXEC_ENV	"AUX_SAMPLE_EXECS"
 #define EXECS		3
 
@@ -1179,6 +1218,8 @@ TEST_F(aux_sample_unpriv, mlock_limit_holds_across_exec)
 {
 	if (_metadata->skip)
 		return;
+	if (!self->ptsim)
+		SKIP(return, "%s", pt_exclusive);
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", LIMIT_MLOCK_KB), 0);
 	ASSERT_EQ(ptsim_as_nobody(nobody_exec, &self->attr, LIMIT_MEMLOCK),
@@ -1258,6 +1299,8 @@ TEST_F(aux_sample_unpriv, fork_over_allowance_drops_copy)
 {
 	if (_metadata->skip)
 		return;
+	if (!self->ptsim)
+		SKIP(return, "%s", pt_exclusive);
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", LIMIT_MLOCK_KB), 0);
 	ASSERT_EQ(ptsim_as_nobody(nobody_fork_over_allowance, &self->attr,
