@@ -5,8 +5,9 @@
 # then the perf tests $HOST_PERF_TESTS on the host, then, in two
 # debug-kernel guests side by side, the kselftest suites
 # $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
-# tests $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS; beside the second, the emulator's flow test and a
-# check that the harness itself reports a guest WARNING as a failure.
+# tests $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, after
+# which the emulator's flow test and a check that the harness itself
+# reports a guest WARNING as a failure.
 # Ends with "N passed, N failed, N skipped" (each skip is listed with its
 # reason).
 set -uo pipefail
@@ -146,33 +147,35 @@ for t in $HOST_PERF_TESTS; do
 	grep -a '^# pass [0-9]*, skip [0-9]*, fail [0-9]*$' "$log" | sed 's/^#/   /'
 done
 
-# Each guest is one TCG thread: two at a time use both cores.
+# Each guest is one TCG thread: two at a time use both cores.  The
+# kselftests' guest takes about as long as the three others one after
+# another: flow.sh's guest (one vCPU, QEMU logging the blocks it runs)
+# and the harness's own check follow the perf tests' guest.
 start_guest kselftests "$SUITES" "$QEMU_TESTS" "" &
 kselftests=$!
-start_guest perf-tests "" "$QEMU_PERF_TESTS" "$PERF_TESTS" &
-perf_tests=$!
+{
+	start_guest perf-tests "" "$QEMU_PERF_TESTS" "$PERF_TESTS"
+	start_guest flow "" flow "" \
+		"-smp 1 -d exec,nochain -dfilter 0x10000000..0x10ffffff -D $results/flow/exec.log"
+	"$repo/harness/run-guest.sh" -t 300 -o "$results/warn" \
+		'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT' \
+		> "$results/warn.log" 2>&1
+	echo $? > "$results/warn.rc"
+} &
+others=$!
 wait $kselftests
 guest_results kselftests
-
-# qemu/tests/flow.sh: the emulator's trace against QEMU's log of the
-# blocks it ran, on one vCPU (a guest of its own: the log costs).
-start_guest flow "" flow "" \
-	"-smp 1 -d exec,nochain -dfilter 0x10000000..0x10ffffff -D $results/flow/exec.log"
+wait $others
+guest_results perf-tests
 guest_results flow
 
 echo "== harness"
-"$repo/harness/run-guest.sh" -t 300 -o "$results/warn" \
-	'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT' \
-	> "$results/warn.log" 2>&1
-warn_rc=$?
-if [ $warn_rc = 1 ] && grep -q 'kernel splat' "$results/warn.log"; then
+if [ "$(cat "$results/warn.rc")" = 1 ] &&
+   grep -q 'kernel splat' "$results/warn.log"; then
 	result PASS "harness: a kernel WARNING in the guest fails the run"
 else
-	result FAIL "harness: a kernel WARNING in the guest was not reported (status $warn_rc)"
+	result FAIL "harness: a kernel WARNING in the guest was not reported (status $(cat "$results/warn.rc"))"
 fi
-
-wait $perf_tests
-guest_results perf-tests
 
 echo
 echo "$passed passed, $failed failed, $skipped skipped"
