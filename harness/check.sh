@@ -5,9 +5,9 @@
 # then the perf tests $HOST_PERF_TESTS on the host, then, in two
 # debug-kernel guests side by side, the kselftest suites
 # $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
-# tests $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, after
-# which the emulator's flow test and a check that the harness itself
-# reports a guest WARNING as a failure.
+# tests $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, each
+# followed by one more: the emulator's flow test, and a check that the
+# harness itself reports a guest WARNING as a failure.
 # Ends with "N passed, N failed, N skipped" (each skip is listed with its
 # reason).
 set -uo pipefail
@@ -147,27 +147,29 @@ for t in $HOST_PERF_TESTS; do
 	grep -a '^# pass [0-9]*, skip [0-9]*, fail [0-9]*$' "$log" | sed 's/^#/   /'
 done
 
-# Each guest is one TCG thread: two at a time use both cores.  The
-# kselftests' guest takes about as long as the three others one after
-# another: flow.sh's guest (one vCPU, QEMU logging the blocks it runs)
-# and the harness's own check follow the perf tests' guest.
-start_guest kselftests "$SUITES" "$QEMU_TESTS" "" &
-kselftests=$!
+# Each guest is one TCG thread: two at a time use both cores, in two
+# lanes of about the same length (some 25 minutes): the kselftests'
+# guest, then flow.sh's (one vCPU, QEMU logging the blocks it runs);
+# beside them the perf tests' guest, then the harness's own check.
 {
-	start_guest perf-tests "" "$QEMU_PERF_TESTS" "$PERF_TESTS"
+	start_guest kselftests "$SUITES" "$QEMU_TESTS" ""
 	start_guest flow "" flow "" \
 		"-smp 1 -d exec,nochain -dfilter 0x10000000..0x10ffffff -D $results/flow/exec.log"
+} &
+kselftests_lane=$!
+{
+	start_guest perf-tests "" "$QEMU_PERF_TESTS" "$PERF_TESTS"
 	"$repo/harness/run-guest.sh" -t 300 -o "$results/warn" \
 		'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT' \
 		> "$results/warn.log" 2>&1
 	echo $? > "$results/warn.rc"
 } &
-others=$!
-wait $kselftests
+perf_tests_lane=$!
+wait $kselftests_lane
 guest_results kselftests
-wait $others
-guest_results perf-tests
 guest_results flow
+wait $perf_tests_lane
+guest_results perf-tests
 
 echo "== harness"
 if [ "$(cat "$results/warn.rc")" = 1 ] &&
