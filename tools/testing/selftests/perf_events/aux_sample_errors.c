@@ -25,8 +25,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include <intel-pt.h>
-
 #include "../kselftest_harness.h"
 #include "ptsim_lib.h"
 
@@ -503,51 +501,16 @@ TEST_F(aux_sample_errors, trace_time_follows_clockid)
 }
 
 /*
- * Whether the trace of sample @i checks out, as ptsim's (records that
- * decode with contiguous sequence numbers and IPs in @text; none only if
- * @may_be_empty) or, given @image, as Intel PT's (an instruction flow
- * that libipt decodes with no error over this task's code).  If not, the
- * reason is in @why.
+ * Read the samples in @m and check each: @size bytes of trace (or, with
+ * @first_empty, the first sample may have none yet), which decodes with
+ * contiguous sequence numbers and user IPs only.  Returns the number of
+ * samples, or -1 with the reason in @why.
  */
-static bool trace_checks_out(const struct ptsim_sample *s, int i,
-			     bool may_be_empty, const struct ptsim_ranges *text,
-			     struct pt_image *image, char *why, size_t len)
-{
-	struct ptsim_trace t = {};
-	struct ptsim_pt_flow f;
-	bool ok;
-
-	if (image) {
-		ptsim_pt_decode(s->aux.data, s->aux.len, image, &f);
-		ok = !f.error && f.insns;
-		if (!ok)
-			snprintf(why, len, "sample %d: %llu instructions: %s",
-				 i, (unsigned long long)f.insns,
-				 pt_errstr(pt_errcode(f.error)));
-		return ok;
-	}
-	ok = !ptsim_sample_trace(s, &t, text);
-	if (!ok) {
-		snprintf(why, len, "sample %d: %s", i, t.error);
-	} else if (!t.nr && !may_be_empty) {
-		snprintf(why, len, "sample %d: no records", i);
-		ok = false;
-	}
-	ptsim_trace_free(&t);
-	return ok;
-}
-
-/*
- * Read the samples in @m of the hidden event of PMU @type and check each:
- * @size bytes of trace that checks out (trace_checks_out(); with
- * @first_empty, the first sample may have none yet).  Returns the number
- * of samples, or -1 with the reason in @why.
- */
-static int check_samples(struct ptsim_map *m, int type, uint64_t sample_type,
+static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 			 size_t size, bool first_empty, char *why, size_t len)
 {
 	struct ptsim_samples ss = {};
-	struct pt_image *image = NULL;
+	struct ptsim_trace t = {};
 	struct ptsim_ranges text;
 	uint64_t lost = 0;
 	int ret, i;
@@ -556,14 +519,6 @@ static int check_samples(struct ptsim_map *m, int type, uint64_t sample_type,
 	if (ret) {
 		snprintf(why, len, "/proc/self/maps: %s", strerror(-ret));
 		return -1;
-	}
-	if (type != ptsim_type()) {
-		image = ptsim_pt_image(&text);
-		if (!image) {
-			snprintf(why, len, "pt_image_alloc() failed");
-			ptsim_ranges_free(&text);
-			return -1;
-		}
 	}
 	ret = ptsim_read_samples(m, sample_type | PERF_SAMPLE_AUX, &ss, &lost);
 	if (ret < 0)
@@ -576,15 +531,17 @@ static int check_samples(struct ptsim_map *m, int type, uint64_t sample_type,
 			snprintf(why, len, "sample %d: %zu bytes of trace",
 				 i, ss.s[i].aux.len);
 			ret = -1;
-		} else if (!trace_checks_out(&ss.s[i], i, !i && first_empty,
-					     &text, image, why, len)) {
+		} else if (ptsim_sample_trace(&ss.s[i], &t, &text)) {
+			snprintf(why, len, "sample %d: %s", i, t.error);
+			ret = -1;
+		} else if (!t.nr && (i || !first_empty)) {
+			snprintf(why, len, "sample %d: no records", i);
 			ret = -1;
 		}
+		ptsim_trace_free(&t);
 	}
 	if (lost)
 		ret = -1;
-	if (image)
-		pt_image_free(image);
 	ptsim_samples_free(&ss);
 	ptsim_ranges_free(&text);
 	return ret;
@@ -624,8 +581,8 @@ TEST_F(aux_sample_errors, old_attr_size_group_form)
 		  0);
 
 	/* The leader traced from the enable only. */
-	nr = check_samples(&data, self->type, PERF_SAMPLE_IP, SAMPLE_SIZE,
-			   true, why, sizeof(why));
+	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, true, why,
+			   sizeof(why));
 	EXPECT_GE(nr, 20) TH_LOG("%s", why);
 
 	ptsim_unmap(&data);
@@ -843,8 +800,8 @@ static int nobody_samples(struct perf_event_attr *attr)
 	spin_for_samples(&data, 10);
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		return 3;
-	nr = check_samples(&data, attr->aux_sample_type, PERF_SAMPLE_IP,
-			   SAMPLE_SIZE, false, why, sizeof(why));
+	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, false, why,
+			   sizeof(why));
 	if (nr < 10) {
 		fprintf(stderr, "# nobody: %d samples: %s\n", nr, why);
 		return 4;

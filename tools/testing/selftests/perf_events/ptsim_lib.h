@@ -138,18 +138,6 @@ bool ptsim_in_range(const struct ptsim_range *r, uint64_t ip);
 bool ptsim_in_ranges(const struct ptsim_ranges *text, uint64_t ip);
 void ptsim_ranges_free(struct ptsim_ranges *text);
 
-/* Real Intel PT: libipt's instruction decoder over this process's code. */
-struct pt_image;
-struct ptsim_pt_flow {
-	uint64_t	insns;
-	uint64_t	disabled_ip;	/* where an interrupt last disabled it */
-	int		error;		/* libipt's, after the first sync */
-};
-
-struct pt_image *ptsim_pt_image(const struct ptsim_ranges *text);
-void ptsim_pt_decode(const uint8_t *trace, size_t len, struct pt_image *image,
-		     struct ptsim_pt_flow *f);
-
 /* /proc/self/fdinfo/FD lines "key:\tvalue" */
 int ptsim_fdinfo(int fd, const char *key, char *val, size_t len);
 int ptsim_fdinfo_u64(int fd, const char *key, uint64_t *val);
