@@ -548,6 +548,20 @@ static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 }
 
 /*
+ * Spin until the ring buffer holds @nr samples, for 3 s at most: on a
+ * loaded machine the task may run for far less than the time it spins.
+ */
+static void spin_for_samples(const struct ptsim_map *m, unsigned int nr)
+{
+	for (int i = 0; i < 100; i++) {
+		ptsim_spin(30);
+		if (__atomic_load_n(&m->pg->data_head, __ATOMIC_ACQUIRE) >=
+		    nr * SAMPLE_SIZE)
+			return;
+	}
+}
+
+/*
  * An attr of PERF_ATTR_SIZE_VER7, before __reserved_4 and the hidden
  * sampler's fields, with junk where they would be, still takes AUX samples
  * from a ptsim group leader as before.
@@ -576,7 +590,7 @@ TEST_F(aux_sample_errors, old_attr_size_group_form)
 
 	/* A sample per ms, about 4 kB each. */
 	ASSERT_EQ(ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP), 0);
-	ptsim_spin(50);
+	spin_for_samples(&data, 20);
 	ASSERT_EQ(ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP),
 		  0);
 
@@ -766,20 +780,6 @@ static int nobody_open(struct perf_event_attr *attr)
 }
 
 /* Sample user space for a while: the samples must check out. */
-/*
- * Spin until the ring buffer holds @nr samples, for 3 s at most: on a
- * loaded machine the task may run for far less than the time it spins.
- */
-static void spin_for_samples(const struct ptsim_map *m, unsigned int nr)
-{
-	for (int i = 0; i < 100; i++) {
-		ptsim_spin(30);
-		if (__atomic_load_n(&m->pg->data_head, __ATOMIC_ACQUIRE) >=
-		    nr * SAMPLE_SIZE)
-			return;
-	}
-}
-
 static int nobody_samples(struct perf_event_attr *attr)
 {
 	struct ptsim_map data;
@@ -883,50 +883,17 @@ static uint64_t ptsim_distinct_config(int k)
 	return config;
 }
 
-/* intel_pt's caps/@name, a bitmap in hex; 0 if it cannot be read. */
-static unsigned long pt_cap(const char *name)
-{
-	char path[128];
-	unsigned long val = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/bus/event_source/devices/intel_pt/caps/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%lx", &val) != 1)
-		val = 0;
-	fclose(f);
-	return val;
-}
-
 #define RTIT_CTL_TSC_EN		0x400ULL
 #define RTIT_CTL_DISRETC	0x800ULL
-#define RTIT_CTL_CYC_THRESH(n)	((uint64_t)(n) << 19)
-#define RTIT_CTL_PSB_FREQ(n)	((uint64_t)(n) << 24)
 
 /*
- * An Intel PT config, different for each @k: TSCEn and DisRETC, which
- * every part takes, with the PSB frequencies and CYC thresholds its caps
- * list (pt_event_valid()).  Past the last combination, configs repeat.
+ * An Intel PT config, different for each @k below 4: TSCEn and DisRETC,
+ * which every part takes.  intel_pt is exclusive, a task has one hidden
+ * intel_pt event, and no test here opens more than two.
  */
 static uint64_t pt_distinct_config(int k)
 {
-	unsigned long psb = pt_cap("psb_periods") | 1;
-	unsigned long cyc = pt_cap("cycle_thresholds") | 1;
-	uint64_t config = (k & 1 ? RTIT_CTL_TSC_EN : 0) |
-			  (k & 2 ? RTIT_CTL_DISRETC : 0);
-	int n, left = k / 4;
-
-	for (n = 0; n < 16 * 16; n++) {
-		if (!(psb & (1UL << n % 16)) || !(cyc & (1UL << n / 16)))
-			continue;
-		if (!left--)
-			return config | RTIT_CTL_PSB_FREQ(n % 16) |
-			       RTIT_CTL_CYC_THRESH(n / 16);
-	}
-	return config;
+	return (k & 1 ? RTIT_CTL_TSC_EN : 0) | (k & 2 ? RTIT_CTL_DISRETC : 0);
 }
 
 /* A config of PMU @type for hidden event @k, different for each. */
@@ -1122,8 +1089,7 @@ static int exec_round(struct perf_event_attr *attr, int left, int opened)
 		return 255;
 	if (!left)
 		return opened + n;
-	snprintf(env, sizeof(env), "%d %d %u", left - 1, opened + n,
-		 attr->aux_sample_type);
+	snprintf(env, sizeof(env), "%d %d", left - 1, opened + n);
 	setenv(EXEC_ENV, env, 1);
 	execl("/proc/self/exe", "aux_sample_errors", NULL);
 	return 254;
@@ -1134,13 +1100,14 @@ __attribute__((constructor)) static void exec_stage(void)
 {
 	const char *env = getenv(EXEC_ENV);
 	struct perf_event_attr attr;
-	int left, opened, type;
+	int left, opened;
 
 	if (!env)
 		return;
-	if (sscanf(env, "%d %d %d", &left, &opened, &type) != 3)
+	if (sscanf(env, "%d %d", &left, &opened) != 2)
 		_exit(253);
-	sampler_of_errors_attr(&attr, type);
+	/* ptsim's: intel_pt does not run this case (pt_exclusive) */
+	sampler_of_errors_attr(&attr, ptsim_type());
 	_exit(exec_round(&attr, left, opened));
 }
 
