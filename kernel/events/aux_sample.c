@@ -48,7 +48,8 @@
  * @user: the user its buffers are charged to
  * @nr_pages: AUX pages in its buffer and in each inherited copy's
  * @users: original samplers linked to it
- * @sampler: while it is created, the sampler asking
+ * @sampler: while it is created, the sampler asking (none for
+ *	perf_aux_hidden_create_task())
  */
 struct perf_aux_hidden {
 	struct hlist_node	node;
@@ -186,11 +187,16 @@ static bool aux_hidden_can_position(struct pmu *pmu,
 	       (pmu->capabilities & PERF_PMU_CAP_AUX_POSITION);
 }
 
-/* Called by perf_event_create_kernel_aux() before the event is installed. */
+/*
+ * Called by perf_event_create_kernel_aux() before the event is installed.
+ * What the event must give is what its sampler asks or, without one, what
+ * it asks itself.
+ */
 static int aux_hidden_prepare(struct perf_event *event, void *data)
 {
 	struct perf_aux_hidden *h = data;
-	const struct perf_event_attr *sampler = &h->sampler->attr;
+	const struct perf_event_attr *sampler =
+		h->sampler ? &h->sampler->attr : &h->attr;
 	struct perf_buffer *rb;
 	int ret;
 
@@ -347,6 +353,47 @@ int perf_aux_sample_attach(struct perf_event *sampler,
 	}
 	WRITE_ONCE(sampler->aux_event, h->event);
 	return 0;
+}
+
+/**
+ * perf_aux_hidden_create_task - create a hidden AUX event without samplers
+ * @attr: its attributes; its aux_sample_flags say what the PMU must give
+ * @task: the task it traces
+ * @size: the bytes of trace its buffer must hold
+ * @user: the user its buffer is charged to
+ *
+ * For the kernel's own copies of a task's trace (core_trace.c), which
+ * pass the event itself as their output handle's event to
+ * perf_pmu_snapshot_aux().  Nothing else finds or shares it; release it
+ * with perf_event_release_kernel().
+ *
+ * Context: process context, no perf_event_context::mutex held.
+ * Return: the event, or an ERR_PTR() with the errnos of
+ * perf_aux_sample_attach().
+ */
+struct perf_event *perf_aux_hidden_create_task(struct perf_event_attr *attr,
+					       struct task_struct *task,
+					       u32 size, struct user_struct *user)
+{
+	struct perf_aux_hidden *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	struct perf_event *event;
+
+	if (!h)
+		return ERR_PTR(-ENOMEM);
+	h->attr = *attr;
+	h->task = task;
+	h->cpu = -1;
+	h->user = get_uid(user);
+	h->nr_pages = aux_sample_pages(size);
+
+	event = perf_event_create_kernel_aux(&h->attr, -1, task,
+					     aux_hidden_prepare, h);
+	if (IS_ERR(event)) {
+		aux_hidden_free(h);
+		return event;
+	}
+	h->event = event;
+	return event;
 }
 
 /**

@@ -34,7 +34,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/elf.h>
 
 #include "../kselftest_harness.h"
 #include "ptsim_lib.h"
@@ -123,72 +122,6 @@ struct hidden {
 	uint64_t	misses;
 };
 
-#if __SIZEOF_POINTER__ == 8
-#define elf_hdr		elf64_hdr
-#define elf_shdr	elf64_shdr
-#define elf_sym		elf64_sym
-#else
-#define elf_hdr		elf32_hdr
-#define elf_shdr	elf32_shdr
-#define elf_sym		elf32_sym
-#endif
-
-/*
- * The extent of function @name, at @addr, from its size in the symbol table
- * of this program.  Returns 0, or -1 if there is no such symbol.
- */
-static int func_range(const char *name, uintptr_t addr, struct ptsim_range *r)
-{
-	const struct elf_hdr *eh;
-	const struct elf_shdr *sh;
-	const struct elf_sym *sym;
-	const char *base, *names;
-	uint64_t size = 0;
-	struct stat st;
-	size_t i, j;
-	void *map;
-	int fd;
-
-	fd = open("/proc/self/exe", O_RDONLY);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(*eh)) {
-		close(fd);
-		return -1;
-	}
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return -1;
-
-	base = map;
-	eh = map;
-	sh = (const void *)(base + eh->e_shoff);
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_shoff + eh->e_shnum * sizeof(*sh) > (size_t)st.st_size)
-		goto out;
-	for (i = 0; i < eh->e_shnum && !size; i++) {
-		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
-			continue;
-		sym = (const void *)(base + sh[i].sh_offset);
-		names = base + sh[sh[i].sh_link].sh_offset;
-		for (j = 0; j < sh[i].sh_size / sizeof(*sym); j++) {
-			if (ELF_ST_TYPE(sym[j].st_info) == STT_FUNC &&
-			    !strcmp(names + sym[j].st_name, name)) {
-				size = sym[j].st_size;
-				break;
-			}
-		}
-	}
-out:
-	munmap(map, st.st_size);
-	if (!size)
-		return -1;
-	r->start = addr;
-	r->end = addr + size;
-	return 0;
-}
-
 static double now_us(void)
 {
 	struct timespec ts;
@@ -248,8 +181,8 @@ FIXTURE_SETUP(aux_sample)
 		SKIP(return, "no ptsim PMU (CONFIG_PTSIM)");
 	if (!ptsim_can_sample())
 		SKIP(return, "ptsim is a module: no AUX sampling");
-	if (func_range("phase_a", (uintptr_t)phase_a, &fn[0]) ||
-	    func_range("phase_b", (uintptr_t)phase_b, &fn[1]))
+	if (ptsim_func_range("phase_a", (uintptr_t)phase_a, &fn[0]) ||
+	    ptsim_func_range("phase_b", (uintptr_t)phase_b, &fn[1]))
 		SKIP(return, "no symbol table for phase_a() and phase_b()");
 	e->phases.r = malloc(sizeof(fn));
 	ASSERT_NE(e->phases.r, NULL);

@@ -137,6 +137,7 @@ int ptsim_text_ranges(struct ptsim_ranges *text);
 bool ptsim_in_range(const struct ptsim_range *r, uint64_t ip);
 bool ptsim_in_ranges(const struct ptsim_ranges *text, uint64_t ip);
 void ptsim_ranges_free(struct ptsim_ranges *text);
+int ptsim_func_range(const char *name, uintptr_t addr, struct ptsim_range *r);
 
 /* /proc/self/fdinfo/FD lines "key:\tvalue" */
 int ptsim_fdinfo(int fd, const char *key, char *val, size_t len);

@@ -1,0 +1,821 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PR_SET_CORE_TRACE with ptsim: each thread keeps its latest trace, and a
+ * core dump holds it in an NT_PERF_TRACE note per thread.
+ *
+ * A crashing child spins in spin_early() until a timer fires, then in
+ * spin_late() about as long, then writes through NULL; its note must hold
+ * ptsim's records of spin_late() alone, without a gap, newest last.  The
+ * crash cases point kernel.core_pattern at a directory of their own, or
+ * pipe the core to this program (--save FILE), and put the pattern back.
+ *
+ * The kselftest_harness.h of this kernel runs a test even when its fixture
+ * setup skipped it, so each test starts by checking _metadata->skip.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <linux/elf.h>
+
+#include "../kselftest_harness.h"
+#include "ptsim_lib.h"
+
+#define TRACE_SIZE	4096
+#define TICK_US		200000
+#define MAX_NOTES	16
+#define CORE_PATTERN	"/proc/sys/kernel/core_pattern"
+
+static int ticks;
+
+static void on_tick(int sig)
+{
+	__atomic_store_n(&ticks, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * The spins happen in these functions themselves, so that every IP ptsim
+ * records while they run lies in them (selftests build without
+ * optimization: nothing is inlined).  spin_early() counts its loops until
+ * a timer tick; spin_late() loops as many times, without a signal that
+ * would take it elsewhere.
+ */
+static unsigned long spin_early(void)
+{
+	unsigned long n = 0;
+
+	while (!__atomic_load_n(&ticks, __ATOMIC_RELAXED))
+		n++;
+	return n;
+}
+
+static void spin_late(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		asm volatile("" : : "r" (i) : "memory");
+}
+
+/* Threads that spin until the dump stops them. */
+static void spin_forever(void)
+{
+	for (;;)
+		asm volatile("" : : : "memory");
+}
+
+/* Where the crash writes: nothing is mapped there. */
+int *crash_address;
+
+static void spin_and_crash(rlim_t core);
+
+/*
+ * Where the records of the thread that crashes may lie: in spin_late()
+ * and, after it, at the crash in spin_and_crash() (under QEMU TCG a tick
+ * often waits for the translation of code run for the first time, as the
+ * crash's, to end).  Where those of a thread that spins until the dump
+ * stops it lie: in spin_forever().
+ */
+static struct ptsim_range crash_text[2], forever_text[1];
+
+static int spin_ranges(void)
+{
+	return ptsim_func_range("spin_late", (uintptr_t)spin_late,
+				&crash_text[0]) ||
+	       ptsim_func_range("spin_and_crash", (uintptr_t)spin_and_crash,
+				&crash_text[1]) ||
+	       ptsim_func_range("spin_forever", (uintptr_t)spin_forever,
+				&forever_text[0]);
+}
+
+static int set_core_trace(int type, uint64_t config, uint32_t size,
+			  uint64_t flags)
+{
+	struct prctl_core_trace ct = {
+		.type = type, .size = size, .config = config, .flags = flags,
+	};
+
+	return prctl(PR_SET_CORE_TRACE, &ct, sizeof(ct), 0, 0) ? -errno : 0;
+}
+
+static int get_core_trace(struct prctl_core_trace *ct)
+{
+	return prctl(PR_GET_CORE_TRACE, ct, sizeof(*ct), 0, 0) ? -errno : 0;
+}
+
+/*
+ * fork(), and in the child ask for TRACE_SIZE bytes of ptsim's trace per
+ * thread (exit 101 if refused).  Returns what fork() does.
+ */
+static pid_t fork_traced(int type)
+{
+	pid_t pid = fork();
+
+	if (!pid && set_core_trace(type, 0, TRACE_SIZE, 0))
+		_exit(101);
+	return pid;
+}
+
+/* A page that a parent and its children share, to tell pids. */
+static pid_t *shared_page(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The spins, then SIGSEGV, with RLIMIT_CORE @core; never returns. */
+static void spin_and_crash(rlim_t core)
+{
+	struct itimerval it = { .it_value = { 0, TICK_US } };
+	struct rlimit lim = { core, core };
+
+	setrlimit(RLIMIT_CORE, &lim);
+	signal(SIGALRM, on_tick);
+	setitimer(ITIMER_REAL, &it, NULL);
+	spin_late(spin_early());
+	*crash_address = 0;
+	_exit(100);
+}
+
+/* A thread of a crashing process: its tid, once it spins. */
+static void *spinning_thread(void *arg)
+{
+	__atomic_store_n((pid_t *)arg, syscall(SYS_gettid), __ATOMIC_RELAXED);
+	spin_forever();
+	return NULL;
+}
+
+/* A core's NT_PERF_TRACE notes, and its NT_PRSTATUS thread ids. */
+struct core_notes {
+	struct perf_core_trace_note	*trace[MAX_NOTES];
+	size_t				nr_trace;
+	pid_t				tid[MAX_NOTES];
+	size_t				nr_tid;
+	void				*file;
+	size_t				size;
+};
+
+static void core_notes_free(struct core_notes *cn)
+{
+	if (cn->file)
+		munmap(cn->file, cn->size);
+	memset(cn, 0, sizeof(*cn));
+}
+
+/* Collect the notes of one PT_NOTE segment; -1 if it is malformed. */
+static int read_note_segment(struct core_notes *cn, const struct elf64_phdr *ph)
+{
+	size_t off = 0, namesz, descsz;
+	const uint8_t *seg;
+	struct elf64_note nh;
+	void *desc;
+
+	if (ph->p_offset > cn->size || ph->p_filesz > cn->size - ph->p_offset)
+		return -1;
+	seg = (const uint8_t *)cn->file + ph->p_offset;
+	while (off + sizeof(nh) <= ph->p_filesz) {
+		memcpy(&nh, seg + off, sizeof(nh));
+		namesz = (nh.n_namesz + 3) & ~3UL;
+		descsz = (nh.n_descsz + 3) & ~3UL;
+		off += sizeof(nh);
+		if (namesz + descsz > ph->p_filesz - off)
+			return -1;
+		desc = (void *)(seg + off + namesz);
+		if (nh.n_type == NT_PERF_TRACE && cn->nr_trace < MAX_NOTES)
+			cn->trace[cn->nr_trace++] = desc;
+		if (nh.n_type == NT_PRSTATUS && cn->nr_tid < MAX_NOTES)
+			/* struct elf_prstatus: pr_pid after 32 bytes */
+			memcpy(&cn->tid[cn->nr_tid++], (uint8_t *)desc + 32,
+			       sizeof(pid_t));
+		off += namesz + descsz;
+	}
+	return 0;
+}
+
+/* Map core file @path and find its notes.  Returns 0 or -1. */
+static int read_core(const char *path, struct core_notes *cn)
+{
+	const struct elf64_hdr *eh;
+	const struct elf64_phdr *ph;
+	struct stat st;
+	int fd, i, ret = 0;
+
+	memset(cn, 0, sizeof(*cn));
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) || st.st_size < (off_t)sizeof(*eh)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	cn->size = st.st_size;
+	cn->file = mmap(NULL, cn->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (cn->file == MAP_FAILED) {
+		cn->file = NULL;
+		return -1;
+	}
+	eh = cn->file;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_type != ET_CORE ||
+	    eh->e_phoff > cn->size ||
+	    eh->e_phnum > (cn->size - eh->e_phoff) / sizeof(*ph))
+		return -1;
+	ph = (const struct elf64_phdr *)((const uint8_t *)cn->file + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum && !ret; i++)
+		if (ph[i].p_type == PT_NOTE)
+			ret = read_note_segment(cn, &ph[i]);
+	return ret;
+}
+
+/*
+ * Check that @note is a ptsim trace of thread @tid whose records all lie
+ * in the @nr ranges of @text, most of them in the first, newest last and
+ * without a gap, and that it is all the trace asked for, with earlier
+ * trace overwritten.  Returns NULL or what is wrong, in @why.
+ */
+static const char *check_note(const struct perf_core_trace_note *note,
+			      pid_t tid, struct ptsim_range *text, size_t nr,
+			      char *why, size_t len)
+{
+	struct ptsim_ranges ranges = { text, nr };
+	struct ptsim_sample s = {};
+	struct ptsim_trace t;
+	const char *ret = NULL;
+	size_t i, in_first = 0;
+
+	if (note->hdr_size != sizeof(*note) || note->tid != tid ||
+	    strcmp(note->pmu, "ptsim") || note->size != TRACE_SIZE ||
+	    note->flags != PERF_CORE_TRACE_WRAPPED || !note->offset) {
+		snprintf(why, len,
+			 "header: hdr_size %u tid %u (want %d) pmu %.32s size %llu offset %llu flags %#llx",
+			 note->hdr_size, note->tid, tid, note->pmu,
+			 (unsigned long long)note->size,
+			 (unsigned long long)note->offset,
+			 (unsigned long long)note->flags);
+		return why;
+	}
+	ptsim_stream_add(&s.aux, note + 1, note->size, 0);
+	if (ptsim_sample_trace(&s, &t, &ranges)) {
+		snprintf(why, len, "trace: %s", t.error);
+		ret = why;
+	} else {
+		for (i = 0; i < t.nr; i++)
+			in_first += ptsim_in_range(&text[0], t.rec[i].ip);
+		if (in_first < 8 || in_first < t.nr / 2) {
+			snprintf(why, len, "trace: %zu of %zu records in %#llx-%#llx",
+				 in_first, t.nr,
+				 (unsigned long long)text[0].start,
+				 (unsigned long long)text[0].end);
+			ret = why;
+		}
+	}
+	ptsim_trace_free(&t);
+	ptsim_stream_free(&s.aux);
+	return ret;
+}
+
+/* The note of thread @tid in @cn, or NULL. */
+static const struct perf_core_trace_note *note_of(const struct core_notes *cn,
+						  pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < cn->nr_trace; i++)
+		if (cn->trace[i]->tid == tid)
+			return cn->trace[i];
+	return NULL;
+}
+
+/* Copy standard input to @path: the core pipe's helper. */
+static int save_stdin(const char *path)
+{
+	char buf[65536];
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ssize_t n;
+
+	if (fd < 0)
+		return 1;
+	while ((n = read(0, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, n) != n)
+			return 2;
+	return close(fd) || n < 0 ? 3 : 0;
+}
+
+/* Put ptsim's type in @type; say why the tests cannot run, if they cannot. */
+static const char *cannot_run(int *type)
+{
+	*type = ptsim_type();
+	if (*type < 0)
+		return "no ptsim PMU (CONFIG_PTSIM)";
+	if (!ptsim_can_sample())
+		return "ptsim is a module: no AUX sampling";
+	if (geteuid())
+		return "needs root: kernel.core_pattern, sysctls, user nobody";
+	return NULL;
+}
+
+FIXTURE(core_trace)
+{
+	int	type;
+	char	exe[PATH_MAX];	/* this program */
+	char	dir[64];
+	char	pattern[256];	/* the one to put back */
+	bool	pattern_saved;
+};
+
+static int read_pattern(char *buf, size_t len)
+{
+	int fd = open(CORE_PATTERN, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static int write_pattern(const char *pattern)
+{
+	int fd = open(CORE_PATTERN, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, pattern, strlen(pattern));
+	close(fd);
+	return n == (ssize_t)strlen(pattern) ? 0 : -1;
+}
+
+FIXTURE_SETUP(core_trace)
+{
+	const char *why = cannot_run(&self->type);
+	char pattern[256];
+	ssize_t len;
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (spin_ranges())
+		SKIP(return, "no symbol table for spin_late(), spin_forever()");
+	len = readlink("/proc/self/exe", self->exe, sizeof(self->exe) - 1);
+	ASSERT_GT(len, 0);
+	self->exe[len] = 0;
+	strcpy(self->dir, "/tmp/core_trace.XXXXXX");
+	ASSERT_NE(mkdtemp(self->dir), NULL);
+	ASSERT_EQ(read_pattern(self->pattern, sizeof(self->pattern)), 0);
+	self->pattern_saved = true;
+	snprintf(pattern, sizeof(pattern), "%s/core.%%p", self->dir);
+	ASSERT_EQ(write_pattern(pattern), 0);
+}
+
+FIXTURE_TEARDOWN(core_trace)
+{
+	char cmd[128];
+
+	if (!self->pattern_saved)
+		return;
+	EXPECT_EQ(write_pattern(self->pattern), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	EXPECT_EQ(system(cmd), 0);
+}
+
+/* Wait for @pid, which must have dumped core; read its core. */
+static void wait_core(struct __test_metadata *_metadata, const char *dir,
+		      pid_t pid, struct core_notes *cn)
+{
+	char path[128];
+	int status;
+
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFSIGNALED(status) && WCOREDUMP(status))
+		TH_LOG("status %#x: no core dump", status);
+	snprintf(path, sizeof(path), "%s/core.%d", dir, pid);
+	ASSERT_EQ(read_core(path, cn), 0) TH_LOG("%s: not a core file", path);
+}
+
+TEST_F(core_trace, set_get_off)
+{
+	struct prctl_core_trace ct;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(set_core_trace(self->type, 0, TRACE_SIZE, 0), 0);
+	ASSERT_EQ(get_core_trace(&ct), 0);
+	EXPECT_EQ(ct.type, self->type);
+	EXPECT_EQ(ct.size, TRACE_SIZE);
+	EXPECT_EQ(ct.config, 0);
+	EXPECT_EQ(ct.flags, 0);
+	ASSERT_EQ(prctl(PR_SET_CORE_TRACE, NULL, 0, 0, 0), 0);
+	ASSERT_EQ(get_core_trace(&ct), 0);
+	EXPECT_EQ(ct.size, 0);
+}
+
+TEST_F(core_trace, bad_arguments_get_errnos)
+{
+	struct prctl_core_trace ct = { .type = self->type, .size = TRACE_SIZE };
+	uint8_t big[sizeof(ct) + 8] = {};
+
+	if (_metadata->skip)
+		return;
+	EXPECT_EQ(set_core_trace(self->type, 0, TRACE_SIZE, 2), -EINVAL);
+	EXPECT_EQ(set_core_trace(self->type, 0, 0, 0), -EINVAL);
+	EXPECT_EQ(set_core_trace(self->type, 0, 12, 0), -EINVAL);
+	EXPECT_EQ(set_core_trace(self->type, 0, 2 << 20, 0), -EINVAL);
+	EXPECT_EQ(set_core_trace(INT_MAX, 0, TRACE_SIZE, 0), -ENOENT);
+	/* A PMU that cannot take AUX samples. */
+	EXPECT_EQ(set_core_trace(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+				 TRACE_SIZE, 0), -EOPNOTSUPP);
+	EXPECT_EQ(prctl(PR_SET_CORE_TRACE, &ct, sizeof(ct) - 8, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(prctl(PR_SET_CORE_TRACE, &ct, sizeof(ct), 1, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(prctl(PR_SET_CORE_TRACE, NULL, sizeof(ct), 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(prctl(PR_SET_CORE_TRACE, 8, sizeof(ct), 0, 0), -1);
+	EXPECT_EQ(errno, EFAULT);
+	EXPECT_EQ(prctl(PR_GET_CORE_TRACE, &ct, sizeof(ct) - 8, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	/* A bigger struct is fine if what this kernel does not know is 0. */
+	memcpy(big, &ct, sizeof(ct));
+	big[sizeof(ct)] = 1;
+	EXPECT_EQ(prctl(PR_SET_CORE_TRACE, big, sizeof(big), 0, 0), -1);
+	EXPECT_EQ(errno, E2BIG);
+	big[sizeof(ct)] = 0;
+	EXPECT_EQ(prctl(PR_SET_CORE_TRACE, big, sizeof(big), 0, 0), 0);
+	/* A failed call leaves the process without a core trace. */
+	EXPECT_EQ(set_core_trace(INT_MAX, 0, TRACE_SIZE, 0), -ENOENT);
+	ASSERT_EQ(get_core_trace(&ct), 0);
+	EXPECT_EQ(ct.size, 0);
+}
+
+/* One thread, set up before the crash: its note ends in spin_late(). */
+TEST_F(core_trace, crash_note_holds_latest_trace)
+{
+	struct core_notes cn;
+	char why[256];
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	pid = fork_traced(self->type);
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		spin_and_crash(RLIM_INFINITY);
+	wait_core(_metadata, self->dir, pid, &cn);
+	ASSERT_EQ(cn.nr_trace, 1);
+	EXPECT_EQ(check_note(cn.trace[0], pid, crash_text, 2, why, sizeof(why)),
+		  NULL) TH_LOG("%s", why);
+	core_notes_free(&cn);
+}
+
+/*
+ * Threads created before and after the prctl each get a note, in which
+ * the trace of the thread that crashed ends in spin_late() and the
+ * others' in spin_forever().
+ */
+TEST_F(core_trace, every_thread_has_a_note)
+{
+	struct core_notes cn;
+	pid_t *tids;
+	pthread_t thread;
+	char why[256];
+	pid_t pid;
+	int i;
+
+	if (_metadata->skip)
+		return;
+	tids = shared_page();
+	ASSERT_NE(tids, NULL);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		/* One thread before the prctl, one after. */
+		if (pthread_create(&thread, NULL, spinning_thread, &tids[0]))
+			_exit(102);
+		if (set_core_trace(self->type, 0, TRACE_SIZE, 0))
+			_exit(101);
+		if (pthread_create(&thread, NULL, spinning_thread, &tids[1]))
+			_exit(102);
+		while (!__atomic_load_n(&tids[0], __ATOMIC_RELAXED) ||
+		       !__atomic_load_n(&tids[1], __ATOMIC_RELAXED))
+			;
+		spin_and_crash(RLIM_INFINITY);
+	}
+	wait_core(_metadata, self->dir, pid, &cn);
+	ASSERT_EQ(cn.nr_trace, 3);
+	EXPECT_EQ(cn.nr_tid, 3);
+	/* The thread that dumps core comes first. */
+	EXPECT_EQ(cn.trace[0]->tid, pid);
+	EXPECT_EQ(check_note(note_of(&cn, pid), pid, crash_text, 2, why,
+			     sizeof(why)), NULL) TH_LOG("%s", why);
+	for (i = 0; i < 2; i++) {
+		ASSERT_NE(note_of(&cn, tids[i]), NULL)
+			TH_LOG("no note of thread %d", tids[i]);
+		EXPECT_EQ(check_note(note_of(&cn, tids[i]), tids[i],
+				     forever_text, 1, why, sizeof(why)), NULL)
+			TH_LOG("thread %d: %s", tids[i], why);
+	}
+	core_notes_free(&cn);
+	munmap(tids, 4096);
+}
+
+/*
+ * A child process inherits the setting: the grandchild that crashes has a
+ * note.  Its parent reaps it and tells its pid through @shared.
+ */
+TEST_F(core_trace, fork_keeps_it)
+{
+	struct core_notes cn;
+	pid_t *shared;
+	char path[128], why[256];
+	int status;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	shared = shared_page();
+	ASSERT_NE(shared, NULL);
+	pid = fork_traced(self->type);
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		pid = fork();
+		if (!pid)
+			spin_and_crash(RLIM_INFINITY);
+		*shared = pid;
+		_exit(waitpid(pid, &status, 0) == pid && WCOREDUMP(status) ?
+		      0 : 103);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("status %#x", status);
+	snprintf(path, sizeof(path), "%s/core.%d", self->dir, *shared);
+	ASSERT_EQ(read_core(path, &cn), 0) TH_LOG("%s: not a core file", path);
+	ASSERT_EQ(cn.nr_trace, 1);
+	EXPECT_EQ(check_note(cn.trace[0], *shared, crash_text, 2, why,
+			     sizeof(why)), NULL) TH_LOG("%s", why);
+	core_notes_free(&cn);
+	munmap(shared, 4096);
+}
+
+/* The program that --crash runs tells its crash_text on fd 3. */
+static void crash_after_exec(void)
+{
+	if (spin_ranges() ||
+	    write(3, crash_text, sizeof(crash_text)) != sizeof(crash_text))
+		_exit(104);
+	close(3);
+	spin_and_crash(RLIM_INFINITY);
+}
+
+/* The setting stays across exec (one that keeps the process dumpable). */
+TEST_F(core_trace, exec_keeps_it)
+{
+	struct ptsim_range text[2];
+	struct core_notes cn;
+	char why[256];
+	int fds[2];
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(pipe(fds), 0);
+	pid = fork_traced(self->type);
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		if (dup2(fds[1], 3) != 3)
+			_exit(101);
+		execl(self->exe, self->exe, "--crash", NULL);
+		_exit(102);
+	}
+	close(fds[1]);
+	ASSERT_EQ(read(fds[0], text, sizeof(text)), sizeof(text));
+	close(fds[0]);
+	wait_core(_metadata, self->dir, pid, &cn);
+	ASSERT_EQ(cn.nr_trace, 1);
+	EXPECT_EQ(check_note(cn.trace[0], pid, text, 2, why, sizeof(why)),
+		  NULL)
+		TH_LOG("%s", why);
+	core_notes_free(&cn);
+}
+
+/* gdb reads a core with notes: the crash's backtrace. */
+TEST_F(core_trace, gdb_reads_the_core)
+{
+	char cmd[2 * PATH_MAX], line[512], out[4096] = "";
+	struct core_notes cn;
+	bool crash_frame = false;
+	FILE *gdb;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	if (system("gdb --version >/dev/null 2>&1"))
+		SKIP(return, "no gdb");
+	pid = fork_traced(self->type);
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		spin_and_crash(RLIM_INFINITY);
+	wait_core(_metadata, self->dir, pid, &cn);
+	ASSERT_EQ(cn.nr_trace, 1);
+	core_notes_free(&cn);
+
+	snprintf(cmd, sizeof(cmd), "gdb -nx -batch -ex bt %s %s/core.%d 2>&1",
+		 self->exe, self->dir, pid);
+	gdb = popen(cmd, "r");
+	ASSERT_NE(gdb, NULL);
+	while (fgets(line, sizeof(line), gdb)) {
+		strncat(out, line, sizeof(out) - strlen(out) - 1);
+		if (strstr(line, "in spin_and_crash"))
+			crash_frame = true;
+	}
+	EXPECT_EQ(pclose(gdb), 0);
+	EXPECT_TRUE(crash_frame) TH_LOG("no spin_and_crash() frame:\n%s", out);
+}
+
+/* An undumpable process writes no core, trace or not. */
+TEST_F(core_trace, undumpable_writes_nothing)
+{
+	char path[128];
+	int status;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	pid = fork_traced(self->type);
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+			_exit(101);
+		spin_and_crash(RLIM_INFINITY);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFSIGNALED(status) && !WCOREDUMP(status))
+		TH_LOG("status %#x", status);
+	snprintf(path, sizeof(path), "%s/core.%d", self->dir, pid);
+	EXPECT_NE(access(path, F_OK), 0);
+}
+
+/*
+ * A core piped to a helper (this program, --save FILE) has the notes; with
+ * RLIMIT_CORE 0, which a pipe ignores, it is written without them.
+ */
+TEST_F(core_trace, pipe_has_notes_unless_rlimit_core_is_0)
+{
+	char pattern[PATH_MAX + 128], path[128], why[256];
+	static const rlim_t limits[] = { RLIM_INFINITY, 0 };
+	struct core_notes cn;
+	int status, i;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	snprintf(pattern, sizeof(pattern), "|%s --save %s/pipe.%%p", self->exe,
+		 self->dir);
+	ASSERT_EQ(write_pattern(pattern), 0);
+	for (i = 0; i < 2; i++) {
+		pid = fork_traced(self->type);
+		ASSERT_GE(pid, 0);
+		if (!pid)
+			spin_and_crash(limits[i]);
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		ASSERT_TRUE(WIFSIGNALED(status) && WCOREDUMP(status))
+			TH_LOG("status %#x: no core dump", status);
+		snprintf(path, sizeof(path), "%s/pipe.%d", self->dir, pid);
+		ASSERT_EQ(read_core(path, &cn), 0)
+			TH_LOG("%s: not a core file", path);
+		EXPECT_EQ(cn.nr_tid, 1);
+		if (limits[i]) {
+			ASSERT_EQ(cn.nr_trace, 1);
+			EXPECT_EQ(check_note(cn.trace[0], pid, crash_text, 2, why,
+					     sizeof(why)), NULL)
+				TH_LOG("%s", why);
+		} else {
+			EXPECT_EQ(cn.nr_trace, 0) TH_LOG("RLIMIT_CORE 0");
+		}
+		core_notes_free(&cn);
+	}
+}
+
+/*
+ * As user nobody, without capabilities, at perf_event_paranoid 2 and
+ * with ptsim open to unprivileged users; the teardown puts back the
+ * sysctls and ptsim's knob.
+ */
+FIXTURE(core_trace_unpriv)
+{
+	int			type;
+	long			paranoid, mlock_kb;
+	bool			unprivileged, saved;
+	struct perf_event_attr	attr;	/* type, config, size: what to ask */
+};
+
+FIXTURE_SETUP(core_trace_unpriv)
+{
+	const char *why = cannot_run(&self->type);
+
+	if (why)
+		SKIP(return, "%s", why);
+	self->attr.type = self->type;
+	self->attr.aux_sample_size = 4096;
+	self->attr.exclude_kernel = 1;
+	ASSERT_EQ(ptsim_sysctl_get("perf_event_paranoid", &self->paranoid), 0);
+	ASSERT_EQ(ptsim_sysctl_get("perf_event_mlock_kb", &self->mlock_kb), 0);
+	ASSERT_EQ(ptsim_knob_get("unprivileged", &self->unprivileged), 0);
+	/* Last: the teardown does not run if the setup fails. */
+	self->saved = true;
+	ASSERT_EQ(ptsim_sysctl_set("perf_event_paranoid", 2), 0);
+	ASSERT_EQ(ptsim_knob_set("unprivileged", true), 0);
+}
+
+FIXTURE_TEARDOWN(core_trace_unpriv)
+{
+	if (!self->saved)
+		return;
+	EXPECT_EQ(ptsim_sysctl_set("perf_event_paranoid", self->paranoid), 0);
+	EXPECT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", self->mlock_kb), 0);
+	EXPECT_EQ(ptsim_knob_set("unprivileged", self->unprivileged), 0);
+}
+
+/* The errno of asking for @attr's trace, 0 if granted. */
+static int nobody_set(struct perf_event_attr *attr)
+{
+	return -set_core_trace(attr->type, attr->config, attr->aux_sample_size,
+			       attr->exclude_kernel ? 0 : PR_CORE_TRACE_KERNEL);
+}
+
+TEST_F(core_trace_unpriv, kernel_trace_is_eacces)
+{
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(ptsim_as_nobody(nobody_set, &self->attr, PTSIM_KEEP_MEMLOCK),
+		  0);
+	self->attr.exclude_kernel = 0;
+	ASSERT_EQ(ptsim_as_nobody(nobody_set, &self->attr, PTSIM_KEEP_MEMLOCK),
+		  EACCES);
+}
+
+static void *blocked_thread(void *arg)
+{
+	char c;
+
+	return read(*(int *)arg, &c, 1) ? NULL : NULL;
+}
+
+/*
+ * Two threads at two pages each, within three pages of RLIMIT_MEMLOCK:
+ * the second buffer is refused, the first one undone and refunded, so
+ * that one thread alone gets its buffer afterwards.
+ */
+static int nobody_over_limit(struct perf_event_attr *attr)
+{
+	struct prctl_core_trace ct;
+	pthread_t thread;
+	int fds[2], ret;
+
+	if (pipe(fds) || pthread_create(&thread, NULL, blocked_thread, &fds[0]))
+		return 100;
+	ret = nobody_set(attr);
+	if (get_core_trace(&ct) || ct.size)
+		return 101;
+	close(fds[1]);
+	pthread_join(thread, NULL);
+	if (nobody_set(attr))
+		return 102;
+	return ret;
+}
+
+TEST_F(core_trace_unpriv, mlock_limit_is_eperm_and_undone)
+{
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 0), 0);
+	ASSERT_EQ(ptsim_as_nobody(nobody_over_limit, &self->attr,
+				  3 * getpagesize()), EPERM);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--crash"))
+		crash_after_exec();
+	if (argc == 3 && !strcmp(argv[1], "--save"))
+		return save_stdin(argv[2]);
+	return test_harness_run(argc, argv);
+}
