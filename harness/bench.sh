@@ -10,5 +10,5 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 bench=$build/selftests/perf_events
 "$repo/harness/run-guest.sh" -k "$build/kernel/arch/x86/boot/bzImage" -t 2400 \
-	"$bench/ptsim_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} forms intel_pt && $repo/qemu/bench/slowdown.sh $build"
+	"$bench/ptsim_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} forms intel_pt && $bench/core_trace_bench ${ROUNDS:-5} && $bench/core_trace_bench ${ROUNDS:-5} intel_pt && $repo/qemu/bench/slowdown.sh $build"
 "$repo/harness/bench-decode.sh"

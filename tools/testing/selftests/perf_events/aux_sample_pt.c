@@ -22,86 +22,11 @@
 #include "ptsim_lib.h"
 #include "../kselftest_harness.h"
 
-/* perf's "pt,branch": config:0 says config:13 (BranchEn) means what it says */
-#define PT_CONFIG	((1ULL << 13) | 1)
 #define TRACE_SIZE	4096
 #define PERIOD		100000		/* instructions between samples */
 #define MIN_SAMPLES	5
 /* Room for all samples of the run (some 4 KiB each, a few hundred) */
 #define DATA_PAGES	1024
-
-/* The code the trace runs in is this process's: read it from memory. */
-static int read_code(uint8_t *buffer, size_t size,
-		     const struct pt_asid *asid, uint64_t ip, void *context)
-{
-	const struct ptsim_ranges *text = context;
-	size_t i;
-
-	for (i = 0; i < text->nr; i++) {
-		if (!ptsim_in_range(&text->r[i], ip))
-			continue;
-		if (size > text->r[i].end - ip)
-			size = text->r[i].end - ip;
-		memcpy(buffer, (const void *)(uintptr_t)ip, size);
-		return size;
-	}
-	return -pte_nomap;
-}
-
-struct decoded {
-	uint64_t	insns;
-	uint64_t	disabled_ip;	/* where an interrupt last disabled it */
-	int		error;		/* libipt's, after the first sync */
-};
-
-static int drain_events(struct pt_insn_decoder *dec, int status,
-			struct decoded *d)
-{
-	struct pt_event ev;
-
-	while (status & pts_event_pending) {
-		status = pt_insn_event(dec, &ev, sizeof(ev));
-		if (status < 0)
-			return status;
-		/* An interrupt (FUP, TIP.PGD): disabled at the FUP's IP */
-		if (ev.type == ptev_async_disabled)
-			d->disabled_ip = ev.variant.async_disabled.at;
-	}
-	return status;
-}
-
-/* Decode one sample's trace from its first PSB to its end. */
-static void decode(const uint8_t *trace, size_t len, struct pt_image *image,
-		   struct decoded *d)
-{
-	struct pt_config config;
-	struct pt_insn_decoder *dec;
-	struct pt_insn insn;
-	int status;
-
-	memset(d, 0, sizeof(*d));
-	pt_config_init(&config);
-	config.begin = (uint8_t *)trace;
-	config.end = (uint8_t *)trace + len;
-	dec = pt_insn_alloc_decoder(&config);
-	if (!dec) {
-		d->error = -pte_nomem;
-		return;
-	}
-	pt_insn_set_image(dec, image);
-	status = pt_insn_sync_forward(dec);
-	while (status >= 0) {
-		status = drain_events(dec, status, d);
-		if (status < 0 || (status & pts_eos))
-			break;
-		status = pt_insn_next(dec, &insn, sizeof(insn));
-		if (status >= 0)
-			d->insns++;
-	}
-	if (status < 0 && status != -pte_eos)
-		d->error = status;
-	pt_insn_free_decoder(dec);
-}
 
 /* Work in this process's own code: a loop with calls and branches. */
 static unsigned long step(unsigned long i, unsigned long acc)
@@ -139,7 +64,7 @@ FIXTURE_SETUP(pt_sample)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 		.aux_sample_size = TRACE_SIZE,
-		.aux_sample_config = PT_CONFIG,
+		.aux_sample_config = PTSIM_PT_BRANCH,
 		.aux_sample_flags = PERF_AUX_SAMPLE_POSITION,
 	};
 	int type = ptsim_pmu_type("intel_pt");
@@ -152,10 +77,8 @@ FIXTURE_SETUP(pt_sample)
 	ASSERT_GE(self->fd, 0) TH_LOG("perf_event_open: %s", strerror(errno));
 	ASSERT_EQ(ptsim_map(self->fd, &self->map, DATA_PAGES, 0, false), 0);
 	ASSERT_EQ(ptsim_text_ranges(&self->text), 0);
-	self->image = pt_image_alloc(NULL);
+	self->image = ptsim_self_image(&self->text);
 	ASSERT_NE(self->image, NULL);
-	ASSERT_EQ(pt_image_set_callback(self->image, read_code, &self->text),
-		  0);
 }
 
 FIXTURE_TEARDOWN(pt_sample)
@@ -191,7 +114,7 @@ static void sample_and_check(struct __test_metadata *_metadata, int fd,
 	for (i = 0; i < ss->nr; i++) {
 		const struct ptsim_sample *s = &ss->s[i];
 		struct perf_aux_sample_position pos;
-		struct decoded d;
+		struct ptsim_flow d;
 
 		/*
 		 * A miss (the hidden event was not running here) has no AUX
@@ -209,8 +132,8 @@ static void sample_and_check(struct __test_metadata *_metadata, int fd,
 			continue;
 		}
 		with_trace++;
-		decode(s->aux.data + s->aux.len - pos.size, pos.size,
-		       image, &d);
+		ptsim_flow_decode(s->aux.data + s->aux.len - pos.size,
+				  pos.size, image, &d);
 		EXPECT_EQ(d.error, 0)
 			TH_LOG("sample %zu (ip %#llx): %s", i,
 			       (unsigned long long)s->ip,

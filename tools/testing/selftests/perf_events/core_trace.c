@@ -30,6 +30,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <linux/elf.h>
+#include <intel-pt.h>
 
 #include "../kselftest_harness.h"
 #include "ptsim_lib.h"
@@ -37,7 +38,6 @@
 #define TRACE_SIZE	4096
 #define TICK_US		200000
 #define MAX_NOTES	16
-#define CORE_PATTERN	"/proc/sys/kernel/core_pattern"
 
 static int ticks;
 
@@ -80,23 +80,31 @@ static void spin_forever(void)
 /* Where the crash writes: nothing is mapped there. */
 int *crash_address;
 
+static void crash(void)
+{
+	*crash_address = 0;
+}
+
 static void spin_and_crash(rlim_t core);
 
 /*
- * Where the records of the thread that crashes may lie: in spin_late()
- * and, after it, at the crash in spin_and_crash() (under QEMU TCG a tick
- * often waits for the translation of code run for the first time, as the
- * crash's, to end).  Where those of a thread that spins until the dump
- * stops it lie: in spin_forever().
+ * The calls that lead to the crash, newest first: spin_late() returns into
+ * spin_and_crash(), which calls crash().  The records of the thread that
+ * crashes lie in spin_late() and, after it, at the crash (under QEMU TCG a
+ * tick often waits for the translation of code run for the first time, as
+ * the crash's, to end).  Those of a thread that spins until the dump stops
+ * it lie in spin_forever().
  */
-static struct ptsim_range crash_text[2], forever_text[1];
+#define NR_CRASH_CALLS	3
+static struct ptsim_range crash_text[NR_CRASH_CALLS], forever_text[1];
 
 static int spin_ranges(void)
 {
-	return ptsim_func_range("spin_late", (uintptr_t)spin_late,
-				&crash_text[0]) ||
+	return ptsim_func_range("crash", (uintptr_t)crash, &crash_text[0]) ||
 	       ptsim_func_range("spin_and_crash", (uintptr_t)spin_and_crash,
 				&crash_text[1]) ||
+	       ptsim_func_range("spin_late", (uintptr_t)spin_late,
+				&crash_text[2]) ||
 	       ptsim_func_range("spin_forever", (uintptr_t)spin_forever,
 				&forever_text[0]);
 }
@@ -117,14 +125,15 @@ static int get_core_trace(struct prctl_core_trace *ct)
 }
 
 /*
- * fork(), and in the child ask for TRACE_SIZE bytes of ptsim's trace per
- * thread (exit 101 if refused).  Returns what fork() does.
+ * fork(), and in the child ask for TRACE_SIZE bytes of trace per thread
+ * from PMU @type with @config (exit 101 if refused).  Returns what fork()
+ * does.
  */
-static pid_t fork_traced(int type)
+static pid_t fork_traced(int type, uint64_t config)
 {
 	pid_t pid = fork();
 
-	if (!pid && set_core_trace(type, 0, TRACE_SIZE, 0))
+	if (!pid && set_core_trace(type, config, TRACE_SIZE, 0))
 		_exit(101);
 	return pid;
 }
@@ -148,7 +157,7 @@ static void spin_and_crash(rlim_t core)
 	signal(SIGALRM, on_tick);
 	setitimer(ITIMER_REAL, &it, NULL);
 	spin_late(spin_early());
-	*crash_address = 0;
+	crash();
 	_exit(100);
 }
 
@@ -165,6 +174,7 @@ struct core_notes {
 	struct perf_core_trace_note	*trace[MAX_NOTES];
 	size_t				nr_trace;
 	pid_t				tid[MAX_NOTES];
+	uint64_t			ip[MAX_NOTES];	/* x86-64 */
 	size_t				nr_tid;
 	void				*file;
 	size_t				size;
@@ -175,6 +185,26 @@ static void core_notes_free(struct core_notes *cn)
 	if (cn->file)
 		munmap(cn->file, cn->size);
 	memset(cn, 0, sizeof(*cn));
+}
+
+/*
+ * The thread id and IP in an NT_PRSTATUS note: struct elf_prstatus has
+ * pr_pid after 32 bytes and, on x86-64, the registers after 112, rip the
+ * 17th of them.
+ */
+static void read_prstatus(struct core_notes *cn, const uint8_t *desc,
+			  size_t size)
+{
+	size_t ip_at = 112 + 16 * sizeof(uint64_t);
+
+	if (size < 32 + sizeof(pid_t))
+		return;
+	memcpy(&cn->tid[cn->nr_tid], desc + 32, sizeof(pid_t));
+#ifdef __x86_64__
+	if (size >= ip_at + sizeof(uint64_t))
+		memcpy(&cn->ip[cn->nr_tid], desc + ip_at, sizeof(uint64_t));
+#endif
+	cn->nr_tid++;
 }
 
 /* Collect the notes of one PT_NOTE segment; -1 if it is malformed. */
@@ -199,9 +229,7 @@ static int read_note_segment(struct core_notes *cn, const struct elf64_phdr *ph)
 		if (nh.n_type == NT_PERF_TRACE && cn->nr_trace < MAX_NOTES)
 			cn->trace[cn->nr_trace++] = desc;
 		if (nh.n_type == NT_PRSTATUS && cn->nr_tid < MAX_NOTES)
-			/* struct elf_prstatus: pr_pid after 32 bytes */
-			memcpy(&cn->tid[cn->nr_tid++], (uint8_t *)desc + 32,
-			       sizeof(pid_t));
+			read_prstatus(cn, desc, nh.n_descsz);
 		off += namesz + descsz;
 	}
 	return 0;
@@ -242,44 +270,58 @@ static int read_core(const char *path, struct core_notes *cn)
 }
 
 /*
- * Check that @note is a ptsim trace of thread @tid whose records all lie
- * in the @nr ranges of @text, most of them in the first, newest last and
- * without a gap, and that it is all the trace asked for, with earlier
- * trace overwritten.  Returns NULL or what is wrong, in @why.
+ * Check that @note is of thread @tid, from PMU @pmu, with all the trace
+ * asked for and earlier trace overwritten.  Returns NULL or what is wrong,
+ * in @why.
+ */
+static const char *check_header(const struct perf_core_trace_note *note,
+				pid_t tid, const char *pmu, char *why,
+				size_t len)
+{
+	if (note->hdr_size == sizeof(*note) && note->tid == tid &&
+	    !strcmp(note->pmu, pmu) && note->size == TRACE_SIZE &&
+	    note->flags == PERF_CORE_TRACE_WRAPPED && note->offset)
+		return NULL;
+	snprintf(why, len,
+		 "header: hdr_size %u tid %u (want %d) pmu %.32s size %llu offset %llu flags %#llx",
+		 note->hdr_size, note->tid, tid, note->pmu,
+		 (unsigned long long)note->size,
+		 (unsigned long long)note->offset,
+		 (unsigned long long)note->flags);
+	return why;
+}
+
+/*
+ * Check that @note is a ptsim trace of thread @tid (check_header()) whose
+ * records all lie in the @nr ranges of @text, most of them in the last,
+ * newest last and without a gap.  Returns NULL or what is wrong, in @why.
  */
 static const char *check_note(const struct perf_core_trace_note *note,
 			      pid_t tid, struct ptsim_range *text, size_t nr,
 			      char *why, size_t len)
 {
+	struct ptsim_range *main_text = &text[nr - 1];
 	struct ptsim_ranges ranges = { text, nr };
 	struct ptsim_sample s = {};
 	struct ptsim_trace t;
-	const char *ret = NULL;
-	size_t i, in_first = 0;
+	const char *ret;
+	size_t i, in_main = 0;
 
-	if (note->hdr_size != sizeof(*note) || note->tid != tid ||
-	    strcmp(note->pmu, "ptsim") || note->size != TRACE_SIZE ||
-	    note->flags != PERF_CORE_TRACE_WRAPPED || !note->offset) {
-		snprintf(why, len,
-			 "header: hdr_size %u tid %u (want %d) pmu %.32s size %llu offset %llu flags %#llx",
-			 note->hdr_size, note->tid, tid, note->pmu,
-			 (unsigned long long)note->size,
-			 (unsigned long long)note->offset,
-			 (unsigned long long)note->flags);
-		return why;
-	}
+	ret = check_header(note, tid, "ptsim", why, len);
+	if (ret)
+		return ret;
 	ptsim_stream_add(&s.aux, note + 1, note->size, 0);
 	if (ptsim_sample_trace(&s, &t, &ranges)) {
 		snprintf(why, len, "trace: %s", t.error);
 		ret = why;
 	} else {
 		for (i = 0; i < t.nr; i++)
-			in_first += ptsim_in_range(&text[0], t.rec[i].ip);
-		if (in_first < 8 || in_first < t.nr / 2) {
+			in_main += ptsim_in_range(main_text, t.rec[i].ip);
+		if (in_main < 8 || in_main < t.nr / 2) {
 			snprintf(why, len, "trace: %zu of %zu records in %#llx-%#llx",
-				 in_first, t.nr,
-				 (unsigned long long)text[0].start,
-				 (unsigned long long)text[0].end);
+				 in_main, t.nr,
+				 (unsigned long long)main_text->start,
+				 (unsigned long long)main_text->end);
 			ret = why;
 		}
 	}
@@ -337,34 +379,6 @@ FIXTURE(core_trace)
 	bool	pattern_saved;
 };
 
-static int read_pattern(char *buf, size_t len)
-{
-	int fd = open(CORE_PATTERN, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-static int write_pattern(const char *pattern)
-{
-	int fd = open(CORE_PATTERN, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, pattern, strlen(pattern));
-	close(fd);
-	return n == (ssize_t)strlen(pattern) ? 0 : -1;
-}
-
 FIXTURE_SETUP(core_trace)
 {
 	const char *why = cannot_run(&self->type);
@@ -380,10 +394,11 @@ FIXTURE_SETUP(core_trace)
 	self->exe[len] = 0;
 	strcpy(self->dir, "/tmp/core_trace.XXXXXX");
 	ASSERT_NE(mkdtemp(self->dir), NULL);
-	ASSERT_EQ(read_pattern(self->pattern, sizeof(self->pattern)), 0);
+	ASSERT_EQ(ptsim_sysctl_str_get("core_pattern", self->pattern,
+				       sizeof(self->pattern)), 0);
 	self->pattern_saved = true;
 	snprintf(pattern, sizeof(pattern), "%s/core.%%p", self->dir);
-	ASSERT_EQ(write_pattern(pattern), 0);
+	ASSERT_EQ(ptsim_sysctl_str_set("core_pattern", pattern), 0);
 }
 
 FIXTURE_TEARDOWN(core_trace)
@@ -392,7 +407,7 @@ FIXTURE_TEARDOWN(core_trace)
 
 	if (!self->pattern_saved)
 		return;
-	EXPECT_EQ(write_pattern(self->pattern), 0);
+	EXPECT_EQ(ptsim_sysctl_str_set("core_pattern", self->pattern), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
 	EXPECT_EQ(system(cmd), 0);
 }
@@ -475,14 +490,89 @@ TEST_F(core_trace, crash_note_holds_latest_trace)
 
 	if (_metadata->skip)
 		return;
-	pid = fork_traced(self->type);
+	pid = fork_traced(self->type, 0);
 	ASSERT_GE(pid, 0);
 	if (!pid)
 		spin_and_crash(RLIM_INFINITY);
 	wait_core(_metadata, self->dir, pid, &cn);
 	ASSERT_EQ(cn.nr_trace, 1);
-	EXPECT_EQ(check_note(cn.trace[0], pid, crash_text, 2, why, sizeof(why)),
+	EXPECT_EQ(check_note(cn.trace[0], pid, crash_text, NR_CRASH_CALLS, why, sizeof(why)),
 		  NULL) TH_LOG("%s", why);
+	core_notes_free(&cn);
+}
+
+/*
+ * The functions, newest first, that the last instructions of @f ran in,
+ * each once, from those in @calls; -1 for an instruction in none.  Returns
+ * how many it found, at most @max.
+ */
+static size_t flow_calls(const struct ptsim_flow *f,
+			 const struct ptsim_range *calls, size_t nr,
+			 int *found, size_t max)
+{
+	size_t n, i, nr_found = 0;
+	uint64_t ip;
+	int fn;
+
+	for (n = 0; nr_found < max && (ip = ptsim_flow_ip(f, n)); n++) {
+		for (fn = -1, i = 0; i < nr && fn < 0; i++)
+			if (ptsim_in_range(&calls[i], ip))
+				fn = i;
+		if (!nr_found || found[nr_found - 1] != fn)
+			found[nr_found++] = fn;
+	}
+	return nr_found;
+}
+
+/*
+ * On Intel PT (QEMU's, in make check): libipt decodes the trace in the
+ * note of the thread that crashed, over this program's code (the forked
+ * child runs it at the same addresses), to the calls that led to the
+ * crash, and the flow ends exactly at the instruction that faulted (the
+ * IP in the core's registers), where the page fault disabled user-mode
+ * tracing.
+ */
+TEST_F(core_trace, intel_pt_flow_ends_at_the_fault)
+{
+	int type = ptsim_pmu_type("intel_pt"), found[NR_CRASH_CALLS];
+	struct ptsim_ranges text;
+	struct pt_image *image;
+	struct core_notes cn;
+	struct ptsim_flow f;
+	size_t i, nr;
+	char why[256];
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	if (type < 0)
+		SKIP(return, "no intel_pt PMU");
+	pid = fork_traced(type, PTSIM_PT_BRANCH);
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		spin_and_crash(RLIM_INFINITY);
+	wait_core(_metadata, self->dir, pid, &cn);
+	ASSERT_EQ(cn.nr_trace, 1);
+	ASSERT_EQ(check_header(cn.trace[0], pid, "intel_pt", why,
+			       sizeof(why)), NULL) TH_LOG("%s", why);
+
+	ASSERT_EQ(ptsim_text_ranges(&text), 0);
+	image = ptsim_self_image(&text);
+	ASSERT_NE(image, NULL);
+	ptsim_flow_decode((const uint8_t *)(cn.trace[0] + 1),
+			  cn.trace[0]->size, image, &f);
+	EXPECT_EQ(f.error, 0) TH_LOG("libipt: %s", pt_errstr(pt_errcode(f.error)));
+	EXPECT_GT(f.insns, 0);
+	EXPECT_EQ(f.disabled_ip, cn.ip[0])
+		TH_LOG("trace disabled at %#llx, the fault at %#llx",
+		       (unsigned long long)f.disabled_ip,
+		       (unsigned long long)cn.ip[0]);
+	nr = flow_calls(&f, crash_text, NR_CRASH_CALLS, found, NR_CRASH_CALLS);
+	ASSERT_EQ(nr, NR_CRASH_CALLS);
+	for (i = 0; i < nr; i++)
+		EXPECT_EQ(found[i], i) TH_LOG("call %zu", i);
+	pt_image_free(image);
+	ptsim_ranges_free(&text);
 	core_notes_free(&cn);
 }
 
@@ -524,7 +614,7 @@ TEST_F(core_trace, every_thread_has_a_note)
 	EXPECT_EQ(cn.nr_tid, 3);
 	/* The thread that dumps core comes first. */
 	EXPECT_EQ(cn.trace[0]->tid, pid);
-	EXPECT_EQ(check_note(note_of(&cn, pid), pid, crash_text, 2, why,
+	EXPECT_EQ(check_note(note_of(&cn, pid), pid, crash_text, NR_CRASH_CALLS, why,
 			     sizeof(why)), NULL) TH_LOG("%s", why);
 	for (i = 0; i < 2; i++) {
 		ASSERT_NE(note_of(&cn, tids[i]), NULL)
@@ -553,7 +643,7 @@ TEST_F(core_trace, fork_keeps_it)
 		return;
 	shared = shared_page();
 	ASSERT_NE(shared, NULL);
-	pid = fork_traced(self->type);
+	pid = fork_traced(self->type, 0);
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		pid = fork();
@@ -569,7 +659,7 @@ TEST_F(core_trace, fork_keeps_it)
 	snprintf(path, sizeof(path), "%s/core.%d", self->dir, *shared);
 	ASSERT_EQ(read_core(path, &cn), 0) TH_LOG("%s: not a core file", path);
 	ASSERT_EQ(cn.nr_trace, 1);
-	EXPECT_EQ(check_note(cn.trace[0], *shared, crash_text, 2, why,
+	EXPECT_EQ(check_note(cn.trace[0], *shared, crash_text, NR_CRASH_CALLS, why,
 			     sizeof(why)), NULL) TH_LOG("%s", why);
 	core_notes_free(&cn);
 	munmap(shared, 4096);
@@ -588,7 +678,7 @@ static void crash_after_exec(void)
 /* The setting stays across exec (one that keeps the process dumpable). */
 TEST_F(core_trace, exec_keeps_it)
 {
-	struct ptsim_range text[2];
+	struct ptsim_range text[NR_CRASH_CALLS];
 	struct core_notes cn;
 	char why[256];
 	int fds[2];
@@ -597,7 +687,7 @@ TEST_F(core_trace, exec_keeps_it)
 	if (_metadata->skip)
 		return;
 	ASSERT_EQ(pipe(fds), 0);
-	pid = fork_traced(self->type);
+	pid = fork_traced(self->type, 0);
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		if (dup2(fds[1], 3) != 3)
@@ -610,9 +700,8 @@ TEST_F(core_trace, exec_keeps_it)
 	close(fds[0]);
 	wait_core(_metadata, self->dir, pid, &cn);
 	ASSERT_EQ(cn.nr_trace, 1);
-	EXPECT_EQ(check_note(cn.trace[0], pid, text, 2, why, sizeof(why)),
-		  NULL)
-		TH_LOG("%s", why);
+	EXPECT_EQ(check_note(cn.trace[0], pid, text, NR_CRASH_CALLS, why,
+			     sizeof(why)), NULL) TH_LOG("%s", why);
 	core_notes_free(&cn);
 }
 
@@ -629,7 +718,7 @@ TEST_F(core_trace, gdb_reads_the_core)
 		return;
 	if (system("gdb --version >/dev/null 2>&1"))
 		SKIP(return, "no gdb");
-	pid = fork_traced(self->type);
+	pid = fork_traced(self->type, 0);
 	ASSERT_GE(pid, 0);
 	if (!pid)
 		spin_and_crash(RLIM_INFINITY);
@@ -659,7 +748,7 @@ TEST_F(core_trace, undumpable_writes_nothing)
 
 	if (_metadata->skip)
 		return;
-	pid = fork_traced(self->type);
+	pid = fork_traced(self->type, 0);
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
@@ -689,9 +778,9 @@ TEST_F(core_trace, pipe_has_notes_unless_rlimit_core_is_0)
 		return;
 	snprintf(pattern, sizeof(pattern), "|%s --save %s/pipe.%%p", self->exe,
 		 self->dir);
-	ASSERT_EQ(write_pattern(pattern), 0);
+	ASSERT_EQ(ptsim_sysctl_str_set("core_pattern", pattern), 0);
 	for (i = 0; i < 2; i++) {
-		pid = fork_traced(self->type);
+		pid = fork_traced(self->type, 0);
 		ASSERT_GE(pid, 0);
 		if (!pid)
 			spin_and_crash(limits[i]);
@@ -704,7 +793,7 @@ TEST_F(core_trace, pipe_has_notes_unless_rlimit_core_is_0)
 		EXPECT_EQ(cn.nr_tid, 1);
 		if (limits[i]) {
 			ASSERT_EQ(cn.nr_trace, 1);
-			EXPECT_EQ(check_note(cn.trace[0], pid, crash_text, 2, why,
+			EXPECT_EQ(check_note(cn.trace[0], pid, crash_text, NR_CRASH_CALLS, why,
 					     sizeof(why)), NULL)
 				TH_LOG("%s", why);
 		} else {

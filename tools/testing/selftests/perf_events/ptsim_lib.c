@@ -708,14 +708,20 @@ int ptsim_fdinfo_u64(int fd, const char *key, uint64_t *val)
 	return 0;
 }
 
-int ptsim_sysctl_get(const char *name, long *val)
+/* kernel.@name, to read. */
+static FILE *sysctl_open(const char *name)
 {
 	char path[128];
-	FILE *f;
-	int ret;
 
 	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	f = fopen(path, "r");
+	return fopen(path, "r");
+}
+
+int ptsim_sysctl_get(const char *name, long *val)
+{
+	FILE *f = sysctl_open(name);
+	int ret;
+
 	if (!f)
 		return -errno;
 	ret = fscanf(f, "%ld", val) == 1 ? 0 : -EPROTO;
@@ -746,6 +752,25 @@ int ptsim_sysctl_set(const char *name, long val)
 
 	snprintf(line, sizeof(line), "%ld\n", val);
 	return write_line("/proc/sys/kernel", name, line);
+}
+
+/* The first line of kernel.@name, without its newline: 0 or -errno. */
+int ptsim_sysctl_str_get(const char *name, char *buf, size_t len)
+{
+	FILE *f = sysctl_open(name);
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fgets(buf, len, f) ? 0 : -EPROTO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return ret;
+}
+
+int ptsim_sysctl_str_set(const char *name, const char *val)
+{
+	return write_line("/proc/sys/kernel", name, val);
 }
 
 #define PTSIM_DEBUGFS	"/sys/kernel/debug/ptsim"
@@ -868,4 +893,118 @@ out:
 	r->start = addr;
 	r->end = addr + size;
 	return 0;
+}
+
+/* The code the trace runs in is this process's: read it from memory. */
+static int read_code(uint8_t *buffer, size_t size,
+		     const struct pt_asid *asid, uint64_t ip, void *context)
+{
+	const struct ptsim_ranges *text = context;
+	size_t i;
+
+	for (i = 0; i < text->nr; i++) {
+		if (!ptsim_in_range(&text->r[i], ip))
+			continue;
+		if (size > text->r[i].end - ip)
+			size = text->r[i].end - ip;
+		memcpy(buffer, (const void *)(uintptr_t)ip, size);
+		return size;
+	}
+	return -pte_nomap;
+}
+
+/*
+ * A libipt image of this process's code in @text (ptsim_text_ranges()),
+ * read from its memory, or NULL.  A child that fork() made and did not
+ * exec runs the same code at the same addresses.
+ */
+struct pt_image *ptsim_self_image(struct ptsim_ranges *text)
+{
+	struct pt_image *image = pt_image_alloc(NULL);
+
+	if (image && pt_image_set_callback(image, read_code, text)) {
+		pt_image_free(image);
+		image = NULL;
+	}
+	return image;
+}
+
+static int drain_events(struct pt_insn_decoder *dec, int status,
+			struct ptsim_flow *f)
+{
+	struct pt_event ev;
+
+	while (status & pts_event_pending) {
+		status = pt_insn_event(dec, &ev, sizeof(ev));
+		if (status < 0)
+			return status;
+		/* An interrupt (FUP, TIP.PGD): disabled at the FUP's IP */
+		if (ev.type == ptev_async_disabled)
+			f->disabled_ip = ev.variant.async_disabled.at;
+	}
+	return status;
+}
+
+/* Decode Intel PT @trace from its first PSB to its end, over @image. */
+void ptsim_flow_decode(const uint8_t *trace, size_t len,
+		       struct pt_image *image, struct ptsim_flow *f)
+{
+	struct pt_config config;
+	struct pt_insn_decoder *dec;
+	struct pt_insn insn;
+	int status;
+
+	memset(f, 0, sizeof(*f));
+	pt_config_init(&config);
+	config.begin = (uint8_t *)trace;
+	config.end = (uint8_t *)trace + len;
+	dec = pt_insn_alloc_decoder(&config);
+	if (!dec) {
+		f->error = -pte_nomem;
+		return;
+	}
+	pt_insn_set_image(dec, image);
+	status = pt_insn_sync_forward(dec);
+	while (status >= 0) {
+		status = drain_events(dec, status, f);
+		if (status < 0 || (status & pts_eos))
+			break;
+		status = pt_insn_next(dec, &insn, sizeof(insn));
+		if (status >= 0)
+			f->last_ip[f->insns++ % PTSIM_FLOW_LAST] = insn.ip;
+	}
+	if (status < 0 && status != -pte_eos)
+		f->error = status;
+	pt_insn_free_decoder(dec);
+}
+
+/* The IP of the @n-th instruction from the end of @f (0: the last), or 0. */
+uint64_t ptsim_flow_ip(const struct ptsim_flow *f, size_t n)
+{
+	if (n >= f->insns || n >= PTSIM_FLOW_LAST)
+		return 0;
+	return f->last_ip[(f->insns - 1 - n) % PTSIM_FLOW_LAST];
+}
+
+/* CLOCK_MONOTONIC, in seconds. */
+double ptsim_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the @n values at @v, which it sorts. */
+double ptsim_median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
 }

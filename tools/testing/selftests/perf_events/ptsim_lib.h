@@ -137,6 +137,27 @@ int ptsim_text_ranges(struct ptsim_ranges *text);
 bool ptsim_in_range(const struct ptsim_range *r, uint64_t ip);
 bool ptsim_in_ranges(const struct ptsim_ranges *text, uint64_t ip);
 void ptsim_ranges_free(struct ptsim_ranges *text);
+/*
+ * Intel PT with branches, as perf's "pt,branch" asks: config:0 says that
+ * config:13 (BranchEn) means what it says.
+ */
+#define PTSIM_PT_BRANCH		((1ULL << 13) | 1)
+
+/* The instruction flow that libipt decodes from Intel PT. */
+#define PTSIM_FLOW_LAST		64
+struct ptsim_flow {
+	uint64_t	insns;
+	uint64_t	disabled_ip;	/* where an interrupt last disabled it */
+	int		error;		/* libipt's, after the first sync */
+	uint64_t	last_ip[PTSIM_FLOW_LAST];	/* a ring of the last */
+};
+
+struct pt_image;
+struct pt_image *ptsim_self_image(struct ptsim_ranges *text);
+void ptsim_flow_decode(const uint8_t *trace, size_t len,
+		       struct pt_image *image, struct ptsim_flow *f);
+uint64_t ptsim_flow_ip(const struct ptsim_flow *f, size_t n);
+
 int ptsim_func_range(const char *name, uintptr_t addr, struct ptsim_range *r);
 
 /* /proc/self/fdinfo/FD lines "key:\tvalue" */
@@ -167,5 +188,11 @@ int ptsim_knob_set(const char *name, bool on);
 /* Files under /proc/sys/kernel/ holding one number. */
 int ptsim_sysctl_get(const char *name, long *val);
 int ptsim_sysctl_set(const char *name, long val);
+int ptsim_sysctl_str_get(const char *name, char *buf, size_t len);
+int ptsim_sysctl_str_set(const char *name, const char *val);
+
+/* Benchmarks: CLOCK_MONOTONIC in seconds; the median of @n values */
+double ptsim_now(void);
+double ptsim_median(double *v, int n);
 
 #endif
