@@ -27,6 +27,7 @@
  */
 
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/prctl.h>
@@ -49,6 +50,7 @@ struct core_trace_cfg {
 	struct prctl_core_trace	req;
 	struct perf_event_attr	attr;
 	struct user_struct	*user;
+	const struct cred	*cred;	/* the caller's */
 };
 
 /**
@@ -66,11 +68,14 @@ struct perf_core_trace {
 };
 
 static DEFINE_MUTEX(core_trace_mutex);
+/* prctl()s changing settings; see perf_core_trace_fork(). */
+static atomic_t core_trace_walks = ATOMIC_INIT(0);
 
 static void core_trace_cfg_put(struct core_trace_cfg *cfg)
 {
 	if (refcount_dec_and_test(&cfg->ref)) {
 		free_uid(cfg->user);
+		put_cred(cfg->cred);
 		kfree(cfg);
 	}
 }
@@ -183,7 +188,9 @@ static struct task_struct *core_trace_next(struct core_trace_cfg *cfg)
 
 /*
  * Make every thread of the caller's process follow @cfg (none if NULL).
- * All or nothing: on an error, no thread has a core trace.
+ * All or nothing: on an error, no thread has a core trace.  But a caller
+ * being killed stops where it is and leaves the rest as it was: its
+ * process may be dumping core.
  */
 static int core_trace_set(struct core_trace_cfg *cfg)
 {
@@ -191,6 +198,9 @@ static int core_trace_set(struct core_trace_cfg *cfg)
 	int ret = 0;
 
 	mutex_lock(&core_trace_mutex);
+	atomic_inc(&core_trace_walks);
+	/* Before a thread's core trace goes: see perf_core_trace_fork(). */
+	smp_mb__after_atomic();
 	while (!ret && (t = core_trace_next(cfg))) {
 		ret = cfg && fatal_signal_pending(current) ? -EINTR :
 		      core_trace_set_task(t, cfg);
@@ -199,10 +209,11 @@ static int core_trace_set(struct core_trace_cfg *cfg)
 			ret = 0;
 		put_task_struct(t);
 	}
-	while (ret && (t = core_trace_next(NULL))) {
+	while (ret && ret != -EINTR && (t = core_trace_next(NULL))) {
 		core_trace_set_task(t, NULL);
 		put_task_struct(t);
 	}
+	atomic_dec(&core_trace_walks);
 	mutex_unlock(&core_trace_mutex);
 	return ret;
 }
@@ -243,6 +254,7 @@ static struct core_trace_cfg *core_trace_cfg_new(const struct prctl_core_trace *
 	}
 	refcount_set(&cfg->ref, 1);
 	cfg->user = get_current_user();
+	cfg->cred = get_current_cred();
 	return cfg;
 }
 
@@ -329,9 +341,19 @@ void perf_core_trace_fork(struct task_struct *task)
 	struct perf_core_trace *ct = NULL;
 	int err;
 
-	if (!READ_ONCE(current->perf_core_trace) ||
-	    task->flags & (PF_KTHREAD | PF_IO_WORKER))
+	if (task->flags & (PF_KTHREAD | PF_IO_WORKER))
 		return;
+	/*
+	 * A prctl() that replaces the creator's core trace drops the old
+	 * one before it makes the new one (core_trace_set_task()): while
+	 * one runs, look under the mutex.
+	 */
+	if (!READ_ONCE(current->perf_core_trace)) {
+		/* Pairs with smp_mb__after_atomic() in core_trace_set(). */
+		smp_rmb();
+		if (!atomic_read(&core_trace_walks))
+			return;
+	}
 
 	mutex_lock(&core_trace_mutex);
 	if (current->perf_core_trace && !task->perf_core_trace)
@@ -365,6 +387,10 @@ void perf_core_trace_exit(struct task_struct *task)
  * of the trace, padding and the trace, newest byte last
  * (perf_aux_snapshot_position(): the event asks for positions), or
  * writes nothing.  Returns the position.
+ *
+ * The handle's buffer has a power of two pages, as the output code wants,
+ * but only @nr_pages of them exist: the room ends before the last byte of
+ * the last, so the handle never goes past them, nor wraps to offset 0.
  */
 static struct perf_aux_sample_position
 core_trace_snapshot_aux(struct perf_core_trace *ct, void *note,
@@ -378,11 +404,12 @@ core_trace_snapshot_aux(struct perf_core_trace *ct, void *note,
 	unsigned long flags;
 	unsigned int i;
 
-	out = kzalloc(struct_size(out, data_pages, nr_pages), GFP_KERNEL);
+	out = kzalloc(struct_size(out, data_pages,
+				  roundup_pow_of_two(nr_pages)), GFP_KERNEL);
 	rb = ring_buffer_get(event);
 	if (!out || !rb)
 		goto out;
-	out->nr_pages = nr_pages;
+	out->nr_pages = roundup_pow_of_two(nr_pages);
 	for (i = 0; i < nr_pages; i++)
 		out->data_pages[i] = note + i * PAGE_SIZE;
 	handle.event = event;
@@ -408,9 +435,9 @@ out:
 }
 
 /*
- * Zeroed pages for a note, mapped in one piece that kvfree() frees.  Not
- * kvzalloc(): vmalloc() may give up in a thread that SIGKILL is taking
- * down, as it is the dump's other threads.
+ * Zeroed pages for a note, mapped in one piece that kvfree() frees, and
+ * charged to the memory cgroup.  Not kvzalloc(): vmalloc() may give up in
+ * a thread that SIGKILL is taking down, as it is the dump's other threads.
  */
 static void *core_trace_note_alloc(unsigned int nr_pages)
 {
@@ -421,7 +448,8 @@ static void *core_trace_note_alloc(unsigned int nr_pages)
 	if (!pages)
 		return NULL;
 	for (i = 0; i < nr_pages; i++) {
-		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+		pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				      __GFP_NOWARN);
 		if (!pages[i])
 			break;
 	}
@@ -445,8 +473,7 @@ static void core_trace_copy(struct perf_core_trace *ct)
 	unsigned int nr_pages;
 	void *note;
 
-	nr_pages = roundup_pow_of_two(DIV_ROUND_UP(sizeof(*hdr) + room,
-						   PAGE_SIZE));
+	nr_pages = DIV_ROUND_UP(sizeof(*hdr) + room + 1, PAGE_SIZE);
 	note = core_trace_note_alloc(nr_pages);
 	if (!note)
 		return;
@@ -471,13 +498,33 @@ static void core_trace_copy(struct perf_core_trace *ct)
 	ct->note_size = sizeof(*hdr) + pos.size;
 }
 
+/*
+ * Whether the current thread's core may hold the trace that @cfg kept: it
+ * has the credentials of the caller who asked for it, who may have had
+ * trace that a thread that changed its own since (a daemon's worker that
+ * dropped privileges and made itself dumpable again) may not; and kernel
+ * trace, if any, is still allowed.
+ */
+static bool core_trace_may_dump(struct core_trace_cfg *cfg)
+{
+	const struct cred *now = current_cred(), *then = cfg->cred;
+
+	if (!uid_eq(now->uid, then->uid) || !uid_eq(now->euid, then->euid) ||
+	    !uid_eq(now->suid, then->suid) || !uid_eq(now->fsuid, then->fsuid) ||
+	    !gid_eq(now->gid, then->gid) || !gid_eq(now->egid, then->egid) ||
+	    !gid_eq(now->sgid, then->sgid) || !gid_eq(now->fsgid, then->fsgid))
+		return false;
+	return cfg->attr.exclude_kernel || !perf_allow_kernel(&cfg->attr);
+}
+
 /**
  * perf_core_trace_snapshot - copy the current thread's trace for its core
  *
  * Called by each thread of a process that dumps core as it stops for the
  * dump, and by the thread that writes it, before the dump.  Does nothing
- * without a core trace or with RLIMIT_CORE 0 (no core file, and a core
- * pipe that honours the limit), and only copies once.
+ * without a core trace, with RLIMIT_CORE 0 (no core file, and a core pipe
+ * that honours the limit), or when the thread may no longer have the
+ * trace (core_trace_may_dump()), and only copies once.
  *
  * Context: process context, in the core dump path.
  */
@@ -490,7 +537,7 @@ void perf_core_trace_snapshot(void)
 
 	mutex_lock(&core_trace_mutex);
 	ct = current->perf_core_trace;
-	if (ct && ct->event && !ct->note)
+	if (ct && ct->event && !ct->note && core_trace_may_dump(ct->cfg))
 		core_trace_copy(ct);
 	mutex_unlock(&core_trace_mutex);
 }

@@ -153,7 +153,8 @@ static void spin_and_crash(rlim_t core)
 	struct itimerval it = { .it_value = { 0, TICK_US } };
 	struct rlimit lim = { core, core };
 
-	setrlimit(RLIMIT_CORE, &lim);
+	if (setrlimit(RLIMIT_CORE, &lim))
+		_exit(103);
 	signal(SIGALRM, on_tick);
 	setitimer(ITIMER_REAL, &it, NULL);
 	spin_late(spin_early());
@@ -763,13 +764,24 @@ TEST_F(core_trace, undumpable_writes_nothing)
 }
 
 /*
- * A core piped to a helper (this program, --save FILE) has the notes; with
- * RLIMIT_CORE 0, which a pipe ignores, it is written without them.
+ * A core piped to a helper (this program, --save FILE) has the note;
+ * without it: with RLIMIT_CORE 0, which a pipe ignores, and from a
+ * process that changed its credentials since it asked for the trace
+ * (root that became nobody and made itself dumpable again).
  */
-TEST_F(core_trace, pipe_has_notes_unless_rlimit_core_is_0)
+TEST_F(core_trace, pipe_has_notes_if_rlimit_core_and_creds_allow)
 {
+	static const struct {
+		rlim_t		core;
+		bool		drop;	/* to nobody */
+		size_t		notes;
+	} cases[] = {
+		{ RLIM_INFINITY, false, 1 },
+		{ 0, false, 0 },
+		{ RLIM_INFINITY, true, 0 },
+	};
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	char pattern[PATH_MAX + 128], path[128], why[256];
-	static const rlim_t limits[] = { RLIM_INFINITY, 0 };
 	struct core_notes cn;
 	int status, i;
 	pid_t pid;
@@ -779,26 +791,30 @@ TEST_F(core_trace, pipe_has_notes_unless_rlimit_core_is_0)
 	snprintf(pattern, sizeof(pattern), "|%s --save %s/pipe.%%p", self->exe,
 		 self->dir);
 	ASSERT_EQ(ptsim_sysctl_str_set("core_pattern", pattern), 0);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		pid = fork_traced(self->type, 0);
 		ASSERT_GE(pid, 0);
-		if (!pid)
-			spin_and_crash(limits[i]);
+		if (!pid) {
+			/* Nobody may not raise RLIMIT_CORE: root does. */
+			if (cases[i].drop &&
+			    (setrlimit(RLIMIT_CORE, &unlimited) ||
+			     ptsim_become_user(PTSIM_NOBODY, PTSIM_KEEP_MEMLOCK) ||
+			     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)))
+				_exit(102);
+			spin_and_crash(cases[i].core);
+		}
 		ASSERT_EQ(waitpid(pid, &status, 0), pid);
 		ASSERT_TRUE(WIFSIGNALED(status) && WCOREDUMP(status))
-			TH_LOG("status %#x: no core dump", status);
+			TH_LOG("case %d: status %#x: no core dump", i, status);
 		snprintf(path, sizeof(path), "%s/pipe.%d", self->dir, pid);
 		ASSERT_EQ(read_core(path, &cn), 0)
 			TH_LOG("%s: not a core file", path);
 		EXPECT_EQ(cn.nr_tid, 1);
-		if (limits[i]) {
-			ASSERT_EQ(cn.nr_trace, 1);
-			EXPECT_EQ(check_note(cn.trace[0], pid, crash_text, NR_CRASH_CALLS, why,
-					     sizeof(why)), NULL)
-				TH_LOG("%s", why);
-		} else {
-			EXPECT_EQ(cn.nr_trace, 0) TH_LOG("RLIMIT_CORE 0");
-		}
+		EXPECT_EQ(cn.nr_trace, cases[i].notes) TH_LOG("case %d", i);
+		if (cn.nr_trace && cases[i].notes)
+			EXPECT_EQ(check_note(cn.trace[0], pid, crash_text,
+					     NR_CRASH_CALLS, why, sizeof(why)),
+				  NULL) TH_LOG("%s", why);
 		core_notes_free(&cn);
 	}
 }
