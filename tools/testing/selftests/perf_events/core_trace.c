@@ -170,6 +170,14 @@ static void *spinning_thread(void *arg)
 	return NULL;
 }
 
+/* The thread of a process that crashes: its tid, then the crash. */
+static void *crashing_thread(void *arg)
+{
+	__atomic_store_n((pid_t *)arg, syscall(SYS_gettid), __ATOMIC_RELAXED);
+	spin_and_crash(RLIM_INFINITY);
+	return NULL;
+}
+
 /* A core's NT_PERF_TRACE notes, and its NT_PRSTATUS thread ids. */
 struct core_notes {
 	struct perf_core_trace_note	*trace[MAX_NOTES];
@@ -629,6 +637,67 @@ TEST_F(core_trace, every_thread_has_a_note)
 }
 
 /*
+ * A thread other than the main one crashes: it dumps core, its note comes
+ * first and ends in spin_late(), and the main thread's, spinning, second.
+ */
+TEST_F(core_trace, crash_in_a_second_thread)
+{
+	struct core_notes cn;
+	pthread_t thread;
+	char why[256];
+	pid_t *tid;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	tid = shared_page();
+	ASSERT_NE(tid, NULL);
+	pid = fork_traced(self->type, 0);
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		if (pthread_create(&thread, NULL, crashing_thread, tid))
+			_exit(102);
+		spin_forever();
+	}
+	wait_core(_metadata, self->dir, pid, &cn);
+	ASSERT_EQ(cn.nr_trace, 2);
+	EXPECT_EQ(cn.trace[0]->tid, *tid);
+	EXPECT_EQ(check_note(note_of(&cn, *tid), *tid, crash_text,
+			     NR_CRASH_CALLS, why, sizeof(why)), NULL)
+		TH_LOG("crashing thread: %s", why);
+	ASSERT_NE(note_of(&cn, pid), NULL);
+	EXPECT_EQ(check_note(note_of(&cn, pid), pid, forever_text, 1, why,
+			     sizeof(why)), NULL) TH_LOG("main thread: %s", why);
+	core_notes_free(&cn);
+	munmap(tid, 4096);
+}
+
+/*
+ * An exec that makes the process undumpable (a setuid program) drops the
+ * setting; one that does not keeps it.  Nobody asks for the trace and
+ * runs a copy of this program, setuid root or not, which exits with
+ * PR_GET_CORE_TRACE's size (--get).
+ */
+static int nobody_execs(struct perf_event_attr *attr)
+{
+	const char *copy = (const char *)(uintptr_t)attr->config1;
+
+	if (set_core_trace(attr->type, 0, TRACE_SIZE, 0))
+		return 100;
+	execl(copy, copy, "--get", NULL);
+	return 101;
+}
+
+static int exec_get(void)
+{
+	struct prctl_core_trace ct;
+
+	if (get_core_trace(&ct))
+		return 255;
+	return ct.size ? 1 : 0;
+}
+
+/*
  * A child process inherits the setting: the grandchild that crashes has a
  * note.  Its parent reaps it and tells its pid through @shared.
  */
@@ -877,6 +946,41 @@ TEST_F(core_trace_unpriv, kernel_trace_is_eacces)
 		  EACCES);
 }
 
+/* A copy of this program, root's, with @mode; 0 or -1. */
+static int copy_self(const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open("/proc/self/exe", O_RDONLY), out = -1;
+	ssize_t n = -1;
+
+	if (in >= 0)
+		out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			n = -1;
+	if (in >= 0)
+		close(in);
+	if (out < 0 || close(out) || n < 0)
+		return -1;
+	return chmod(to, mode);
+}
+
+TEST_F(core_trace_unpriv, setuid_exec_drops_it)
+{
+	static const char copy[] = "/tmp/core_trace.setuid";
+
+	if (_metadata->skip)
+		return;
+	self->attr.config1 = (uintptr_t)copy;
+	ASSERT_EQ(copy_self(copy, 04755), 0);
+	EXPECT_EQ(ptsim_as_nobody(nobody_execs, &self->attr,
+				  PTSIM_KEEP_MEMLOCK), 0) TH_LOG("setuid");
+	ASSERT_EQ(chmod(copy, 0755), 0);
+	EXPECT_EQ(ptsim_as_nobody(nobody_execs, &self->attr,
+				  PTSIM_KEEP_MEMLOCK), 1) TH_LOG("not setuid");
+	unlink(copy);
+}
+
 static void *blocked_thread(void *arg)
 {
 	char c;
@@ -922,5 +1026,7 @@ int main(int argc, char **argv)
 		crash_after_exec();
 	if (argc == 3 && !strcmp(argv[1], "--save"))
 		return save_stdin(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "--get"))
+		return exec_get();
 	return test_harness_run(argc, argv);
 }
