@@ -1020,6 +1020,44 @@ TEST_F(core_trace_unpriv, mlock_limit_is_eperm_and_undone)
 				  3 * getpagesize()), EPERM);
 }
 
+static void *no_op(void *arg)
+{
+	return arg;
+}
+
+/*
+ * A thread and a child process created over the limits run without trace:
+ * the caller's buffer (two pages) fits in three pages of RLIMIT_MEMLOCK,
+ * theirs do not, and neither creation fails for it.
+ */
+static int nobody_forks_over_limit(struct perf_event_attr *attr)
+{
+	pthread_t thread;
+	int status;
+	pid_t pid;
+
+	if (nobody_set(attr))
+		return 100;
+	if (pthread_create(&thread, NULL, no_op, NULL) ||
+	    pthread_join(thread, NULL))
+		return 101;
+	pid = fork();
+	if (!pid)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+		return 102;
+	return 0;
+}
+
+TEST_F(core_trace_unpriv, fork_over_limit_runs_without_trace)
+{
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 0), 0);
+	ASSERT_EQ(ptsim_as_nobody(nobody_forks_over_limit, &self->attr,
+				  3 * getpagesize()), 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "--crash"))
