@@ -18,8 +18,9 @@ SELFTESTS  := perf_events
 QEMU_TESTS := pmu pt
 QEMU_PERF_TESTS := aux_record
 # perf test description patterns: the project's perf tests and upstream's
-# Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing").
-PERF_TESTS := ptsim resolver hidden Miscellaneous
+# Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing");
+# "dumps" is test_core_trace.sh, "Hardware trace in core dumps".
+PERF_TESTS := ptsim resolver hidden dumps Miscellaneous
 # perf tests of decoding alone, run on the host.
 HOST_PERF_TESTS := conformance
 
