@@ -2,10 +2,11 @@
 # Hardware trace in core dumps: perf script -i CORE
 # SPDX-License-Identifier: GPL-2.0
 #
-# A workload turns on hardware trace for its core dump (PR_SET_CORE_TRACE)
-# and starts a thread that spins in ct_spin(), then calls ct_call_a(),
-# ct_call_b() and ct_crash(), which writes through a NULL pointer; its main
-# thread spins in ct_main_spin().  perf script reads the core:
+# perf core-trace runs a workload with hardware trace kept for its core
+# dump (PR_SET_CORE_TRACE).  The workload starts a thread that spins in
+# ct_spin(), then calls ct_call_a(), ct_call_b() and ct_crash(), which
+# writes through a NULL pointer; its main thread spins in ct_main_spin().
+# perf script reads the core:
 #
 #   - ptsim (whose trace is a PTW packet with a sequence number, 1, 2, 3,
 #     ... per thread, then a FUP with the interrupted IP, at each tick):
@@ -20,7 +21,8 @@
 #     reads from the core), then the main thread's;
 #   - garbled cores (notes cut short, a trace note with a bad header, the
 #     notes overwritten at random) and a core without trace: an error
-#     naming the core, never a crash.
+#     naming the core, never a crash;
+#   - perf core-trace with a size or an event that cannot be: an error.
 
 . "$(dirname "$0")"/lib/ptsim.sh
 
@@ -51,20 +53,7 @@ trap 'cleanup; exit 1' EXIT TERM INT
 
 cat << _end_of_file_ | cc -O1 -g -pthread -o "${workload}" -xc -
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/prctl.h>
 #include <time.h>
-
-/* include/uapi/linux/prctl.h, which the host's headers may not have yet */
-#define PR_SET_CORE_TRACE	0x43545253
-
-struct prctl_core_trace {
-	unsigned int		type;
-	unsigned int		size;
-	unsigned long long	config;
-	unsigned long long	flags;
-};
 
 static volatile unsigned long sink;
 static int *volatile null_ptr;
@@ -122,19 +111,10 @@ __attribute__((noinline)) void ct_main_spin(void)
 		sink--;
 }
 
-int main(int argc, char *argv[])
+int main(void)
 {
-	struct prctl_core_trace ct = { .size = 4096 };
 	pthread_t thread;
 
-	if (argc != 3)
-		return 1;
-	ct.type = atoi(argv[1]);
-	ct.config = strtoull(argv[2], NULL, 0);
-	if (prctl(PR_SET_CORE_TRACE, &ct, sizeof(ct), 0, 0)) {
-		perror("PR_SET_CORE_TRACE");
-		return 1;
-	}
 	if (pthread_create(&thread, NULL, ct_crasher, NULL))
 		return 1;
 	ct_main_spin();
@@ -142,14 +122,15 @@ int main(int argc, char *argv[])
 }
 _end_of_file_
 
-# dump_core PMU: run the workload with trace of PMU; name its core in core,
-# its pid in pid.  Returns non-zero if there is no core.
+# dump_core PMU: run the workload with 4 KiB of user-mode trace of PMU per
+# thread; name its core in core, its pid in pid.  Returns non-zero if there
+# is no core.
 dump_core()
 {
 	rm -f "${temp_dir}"/core.*
 	(
 		ulimit -c unlimited
-		"${workload}" "$(cat /sys/bus/event_source/devices/$1/type)" 0
+		perf core-trace -e "$1//u" -m 4K -- "${workload}"
 	) > "${errfile}" 2>&1
 	core=$(ls "${temp_dir}"/core.* 2> /dev/null)
 	if [ ! -f "${core}" ] ; then
@@ -402,10 +383,38 @@ test_garbled()
 	fi
 }
 
+# refuse WHAT MESSAGE ARGS...: perf core-trace ARGS -- true fails, saying
+# MESSAGE
+refuse()
+{
+	what=$1
+	message=$2
+	shift 2
+	if perf core-trace "$@" -- true > "${errfile}" 2>&1 ||
+	   ! grep -q "${message}" "${errfile}" ; then
+		cat "${errfile}"
+		echo "perf core-trace $*: ${what} not refused saying '${message}'"
+		err=1
+	fi
+}
+
+test_refused()
+{
+	echo "--- Test what perf core-trace refuses ---"
+
+	refuse "A size not a multiple of 8" "the size is not" \
+		-e ptsim//u -m 12
+	refuse "A size over 1M" "the size is not" -e ptsim//u -m 2M
+	refuse "A PMU without AUX trace" "cpu-clock cannot keep trace" \
+		-e cpu-clock -m 4K
+	refuse "A bad size" "bad size" -e ptsim//u -m 4Q
+}
+
 echo "${temp_dir}/core.%p" > ${pattern_file}
 test_ptsim
 test_intel_pt
 test_garbled
+test_refused
 
 cleanup
 trap - EXIT TERM INT
