@@ -147,8 +147,8 @@ static pid_t *shared_page(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* The spins, then SIGSEGV, with RLIMIT_CORE @core; never returns. */
-static void spin_and_crash(rlim_t core)
+/* RLIMIT_CORE @core, and the ticks that end the spins */
+static void start_spins(rlim_t core)
 {
 	struct itimerval it = { .it_value = { 0, TICK_US } };
 	struct rlimit lim = { core, core };
@@ -157,9 +157,31 @@ static void spin_and_crash(rlim_t core)
 		_exit(103);
 	signal(SIGALRM, on_tick);
 	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* The spins, then SIGSEGV, with RLIMIT_CORE @core; never returns. */
+static void spin_and_crash(rlim_t core)
+{
+	start_spins(core);
 	spin_late(spin_early());
 	crash();
 	_exit(100);
+}
+
+/*
+ * abort() through a pointer that the dynamic linker set at load time (not
+ * static: the compiler must load it): a first call through the PLT would
+ * run thousands of instructions of lazy binding between spin_and_abort()
+ * and abort().
+ */
+void (*abort_now)(void) = abort;
+
+/* The spins, then abort(): SIGABRT, which libc sends by a system call. */
+static void spin_and_abort(void)
+{
+	start_spins(RLIM_INFINITY);
+	spin_late(spin_early());
+	abort_now();
 }
 
 /* A thread of a crashing process: its tid, once it spins. */
@@ -534,44 +556,60 @@ static size_t flow_calls(const struct ptsim_flow *f,
 }
 
 /*
- * On Intel PT (QEMU's, in make check): libipt decodes the trace in the
- * note of the thread that crashed, over this program's code (the forked
- * child runs it at the same addresses), to the calls that led to the
- * crash, and the flow ends exactly at the instruction that faulted (the
- * IP in the core's registers), where the page fault disabled user-mode
- * tracing.
+ * On Intel PT (QEMU's, in make check): a child traced with branches ends
+ * its spins with a crash (or with abort() if @do_abort); libipt decodes
+ * the note of the thread that ended, over this program's code (the forked
+ * child runs it at the same addresses), into @f.  @cn is the core's.
  */
-TEST_F(core_trace, intel_pt_flow_ends_at_the_fault)
+static void intel_pt_crash_flow(struct __test_metadata *_metadata,
+				const char *dir, int type, bool do_abort,
+				struct core_notes *cn, struct ptsim_flow *f)
 {
-	int type = ptsim_pmu_type("intel_pt"), found[NR_CRASH_CALLS];
 	struct ptsim_ranges text;
 	struct pt_image *image;
-	struct core_notes cn;
-	struct ptsim_flow f;
-	size_t i, nr;
 	char why[256];
 	pid_t pid;
 
-	if (_metadata->skip)
-		return;
-	if (type < 0)
-		SKIP(return, "no intel_pt PMU");
 	pid = fork_traced(type, PTSIM_PT_BRANCH);
 	ASSERT_GE(pid, 0);
-	if (!pid)
+	if (!pid) {
+		if (do_abort)
+			spin_and_abort();
 		spin_and_crash(RLIM_INFINITY);
-	wait_core(_metadata, self->dir, pid, &cn);
-	ASSERT_EQ(cn.nr_trace, 1);
-	ASSERT_EQ(check_header(cn.trace[0], pid, "intel_pt", why,
+	}
+	wait_core(_metadata, dir, pid, cn);
+	ASSERT_EQ(cn->nr_trace, 1);
+	ASSERT_EQ(check_header(cn->trace[0], pid, "intel_pt", why,
 			       sizeof(why)), NULL) TH_LOG("%s", why);
 
 	ASSERT_EQ(ptsim_text_ranges(&text), 0);
 	image = ptsim_self_image(&text);
 	ASSERT_NE(image, NULL);
-	ptsim_flow_decode((const uint8_t *)(cn.trace[0] + 1),
-			  cn.trace[0]->size, image, &f);
-	EXPECT_EQ(f.error, 0) TH_LOG("libipt: %s", pt_errstr(pt_errcode(f.error)));
-	EXPECT_GT(f.insns, 0);
+	ptsim_flow_decode((const uint8_t *)(cn->trace[0] + 1),
+			  cn->trace[0]->size, image, f);
+	pt_image_free(image);
+	ptsim_ranges_free(&text);
+	EXPECT_EQ(f->error, 0) TH_LOG("libipt: %s", pt_errstr(pt_errcode(f->error)));
+	EXPECT_GT(f->insns, 0);
+}
+
+/*
+ * A crash: the flow's last functions are spin_late(), spin_and_crash() and
+ * crash(), and it ends exactly at the instruction that faulted (the IP in
+ * the core's registers), where the page fault disabled user-mode tracing.
+ */
+TEST_F(core_trace, intel_pt_flow_ends_at_the_fault)
+{
+	int type = ptsim_pmu_type("intel_pt"), found[NR_CRASH_CALLS];
+	struct core_notes cn;
+	struct ptsim_flow f;
+	size_t i, nr;
+
+	if (_metadata->skip)
+		return;
+	if (type < 0)
+		SKIP(return, "no intel_pt PMU");
+	intel_pt_crash_flow(_metadata, self->dir, type, false, &cn, &f);
 	EXPECT_EQ(f.disabled_ip, cn.ip[0])
 		TH_LOG("trace disabled at %#llx, the fault at %#llx",
 		       (unsigned long long)f.disabled_ip,
@@ -580,8 +618,46 @@ TEST_F(core_trace, intel_pt_flow_ends_at_the_fault)
 	ASSERT_EQ(nr, NR_CRASH_CALLS);
 	for (i = 0; i < nr; i++)
 		EXPECT_EQ(found[i], i) TH_LOG("call %zu", i);
-	pt_image_free(image);
-	ptsim_ranges_free(&text);
+	core_notes_free(&cn);
+}
+
+/*
+ * abort(): the flow goes from spin_late() to spin_and_abort() into libc,
+ * where it ends at a system call (that sends SIGABRT, or unblocks it):
+ * user-mode tracing stops there, and the IP in the core's registers is
+ * that of the instruction after it.
+ */
+TEST_F(core_trace, intel_pt_abort_ends_at_a_syscall)
+{
+	int type = ptsim_pmu_type("intel_pt"), found[3];
+	struct ptsim_range abort_text[2];
+	struct core_notes cn;
+	struct ptsim_flow f;
+	uint64_t last;
+
+	if (_metadata->skip)
+		return;
+	if (type < 0)
+		SKIP(return, "no intel_pt PMU");
+	ASSERT_EQ(ptsim_func_range("spin_and_abort", (uintptr_t)spin_and_abort,
+				   &abort_text[0]), 0);
+	abort_text[1] = crash_text[2];	/* spin_late() */
+	intel_pt_crash_flow(_metadata, self->dir, type, true, &cn, &f);
+	last = ptsim_flow_ip(&f, 0);
+	/* The child ran this process's libc at the same addresses */
+	ASSERT_NE(last, 0);
+	EXPECT_EQ(memcmp((void *)(uintptr_t)last, "\x0f\x05", 2), 0)
+		TH_LOG("the flow ends at %#llx, not at a syscall",
+		       (unsigned long long)last);
+	EXPECT_EQ(last + 2, cn.ip[0])
+		TH_LOG("the flow ends at %#llx, the core's IP is %#llx",
+		       (unsigned long long)last, (unsigned long long)cn.ip[0]);
+	ASSERT_EQ(flow_calls(&f, abort_text, 2, found, 3), 3)
+		TH_LOG("%llu instructions, the last %d kept",
+		       (unsigned long long)f.insns, PTSIM_FLOW_LAST);
+	EXPECT_EQ(found[0], -1);	/* libc */
+	EXPECT_EQ(found[1], 0);		/* spin_and_abort() */
+	EXPECT_EQ(found[2], 1);		/* spin_late() */
 	core_notes_free(&cn);
 }
 

@@ -144,7 +144,7 @@ void ptsim_ranges_free(struct ptsim_ranges *text);
 #define PTSIM_PT_BRANCH		((1ULL << 13) | 1)
 
 /* The instruction flow that libipt decodes from Intel PT. */
-#define PTSIM_FLOW_LAST		64
+#define PTSIM_FLOW_LAST		1024
 struct ptsim_flow {
 	uint64_t	insns;
 	uint64_t	disabled_ip;	/* where an interrupt last disabled it */
