@@ -19,6 +19,7 @@
 #include <subcmd/parse-options.h>
 
 #include "builtin.h"
+#include "perf.h"
 #include "util/debug.h"
 #include "util/evlist.h"
 #include "util/evsel.h"
@@ -65,7 +66,7 @@ out:
 	return err;
 }
 
-static void core_trace__explain(int err, const char *event)
+static void core_trace__explain(int err, const char *event, bool kernel)
 {
 	switch (err) {
 	case EINVAL:
@@ -77,8 +78,12 @@ static void core_trace__explain(int err, const char *event)
 		pr_err("core-trace: %s cannot keep trace for core dumps\n", event);
 		break;
 	case EACCES:
-		pr_err("core-trace: kernel-mode trace not allowed (perf_event_paranoid):\n"
-		       "trace user mode only (%s with the u modifier)\n", event);
+		if (kernel)
+			pr_err("core-trace: kernel-mode trace not allowed (perf_event_paranoid):\n"
+			       "trace user mode only (%s with the u modifier)\n", event);
+		else
+			pr_err("core-trace: trace not allowed (perf_event_paranoid above 2,\n"
+			       "or a security module)\n");
 		break;
 	case EPERM:
 		pr_err("core-trace: the trace buffers are over this user's mlock limits\n"
@@ -120,7 +125,7 @@ int cmd_core_trace(int argc, const char **argv)
 		usage_with_options(core_trace_usage, options);
 
 	/* A number of bytes, or of KiB or MiB with the suffix */
-	bytes = strtoul(size, &end, 0);
+	bytes = strtoul(size, &end, 10);
 	if (end == size || *end)
 		bytes = parse_tag_value(size, size_tags);
 	if (bytes == (unsigned long)-1 || bytes > UINT32_MAX) {
@@ -133,9 +138,11 @@ int cmd_core_trace(int argc, const char **argv)
 
 	if (prctl(PR_SET_CORE_TRACE, &ct, sizeof(ct), 0, 0)) {
 		err = errno;
-		core_trace__explain(err, event);
+		core_trace__explain(err, event, ct.flags & PR_CORE_TRACE_KERNEL);
 		return -err;
 	}
+	/* perf blocks SIGWINCH for itself: not for the command */
+	pthread__unblock_sigwinch();
 	execvp(argv[0], (char **)argv);
 	err = errno;
 	pr_err("core-trace: cannot run %s: %s\n", argv[0], strerror(err));

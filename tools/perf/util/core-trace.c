@@ -22,13 +22,14 @@
  *     have no time, so the decoder decodes per thread at the thread's EXIT:
  *     each thread's flow comes whole, ending where the thread stopped.
  *
- * The stream goes to an anonymous file, read as a pipe.  Anything in the core
+ * The stream goes to an anonymous temporary file, read as a pipe.  Anything in the core
  * that does not add up is an error naming the core: the core is mapped, and
  * each part of it is read only once it is known to be all in the file.
  */
+#include <byteswap.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <byteswap.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -40,6 +41,7 @@
 #include <linux/elf.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
+#include <linux/string.h>
 #include <linux/zalloc.h>
 #include <internal/lib.h>
 
@@ -64,7 +66,11 @@
 #define CORE_TRACE_ELFDATA	ELFDATA2MSB
 #endif
 
-/* The stream's only event id, and a type that no PMU of the kernel has */
+/*
+ * The stream's only event id, and the type of its event: a number of this
+ * stream alone (its attr and PMU mapping), not that of the PMU on this
+ * machine, which may not have one.
+ */
 #define CORE_TRACE_ID		1
 #define CORE_TRACE_PMU_TYPE	PERF_TYPE_MAX
 
@@ -80,6 +86,13 @@
 #define RTIT_CTL_DIS_RETC	BIT_ULL(11)
 #define RTIT_CTL_MTC_FREQ	(0xfULL << 14)
 
+/* A PT_LOAD: where a mapping is, and its protection */
+struct core_trace_load {
+	u64				vaddr;
+	u64				memsz;
+	u32				flags;
+};
+
 struct core_trace_thread {
 	struct perf_core_trace_note	note;
 	const void			*trace;
@@ -91,6 +104,8 @@ struct core_trace {
 	size_t				size;
 	const char			*phdrs;
 	size_t				nr_phdrs;
+	struct core_trace_load		*loads;
+	size_t				nr_loads;
 	int				out;
 	pid_t				pid;
 	char				comm[16];
@@ -119,12 +134,20 @@ static int core_trace__err(struct core_trace *ct, const char *what)
 	return -EINVAL;
 }
 
+/* An error of a system call on the core, or on the stream made of it */
+static int core_trace__errno(struct core_trace *ct, const char *what)
+{
+	char sbuf[STRERR_BUFSIZE];
+	int err = errno;
+
+	pr_err("%s: %s: %s\n", ct->path, what, str_error_r(err, sbuf, sizeof(sbuf)));
+	return -err;
+}
+
 static int core_trace__write(struct core_trace *ct, const void *buf, size_t size)
 {
-	if (writen(ct->out, buf, size) != (ssize_t)size) {
-		pr_err("%s: cannot write the stream read from it: %m\n", ct->path);
-		return -EIO;
-	}
+	if (writen(ct->out, buf, size) != (ssize_t)size)
+		return core_trace__errno(ct, "cannot write the stream read from it");
 	return 0;
 }
 
@@ -221,25 +244,52 @@ static int core_trace__write_comm(struct core_trace *ct, u32 tid)
 	return core_trace__write_event(ct, sizeof(*ev), tid);
 }
 
-/* The core's PT_LOAD at @vaddr: each mapping has one, with its protection */
-static bool core_trace__find_load(struct core_trace *ct, u64 vaddr, struct elf64_phdr *phdr)
+static int core_trace__cmp_load(const void *a, const void *b)
 {
+	const struct core_trace_load *la = a, *lb = b;
+
+	return la->vaddr < lb->vaddr ? -1 : la->vaddr > lb->vaddr;
+}
+
+/*
+ * The PT_LOADs, sorted by address: a core may have tens of thousands of
+ * mappings, each with one.
+ */
+static int core_trace__read_loads(struct core_trace *ct)
+{
+	struct elf64_phdr phdr;
 	size_t i;
 
+	ct->loads = calloc(ct->nr_phdrs ?: 1, sizeof(*ct->loads));
+	if (!ct->loads)
+		return core_trace__err(ct, "no memory for its program headers");
 	for (i = 0; i < ct->nr_phdrs; i++) {
-		memcpy(phdr, ct->phdrs + i * sizeof(*phdr), sizeof(*phdr));
-		if (phdr->p_type == PT_LOAD && phdr->p_vaddr == vaddr)
-			return true;
+		memcpy(&phdr, ct->phdrs + i * sizeof(phdr), sizeof(phdr));
+		if (phdr.p_type != PT_LOAD)
+			continue;
+		ct->loads[ct->nr_loads].vaddr = phdr.p_vaddr;
+		ct->loads[ct->nr_loads].memsz = phdr.p_memsz;
+		ct->loads[ct->nr_loads++].flags = phdr.p_flags;
 	}
-	return false;
+	qsort(ct->loads, ct->nr_loads, sizeof(*ct->loads), core_trace__cmp_load);
+	return 0;
+}
+
+/* The core's PT_LOAD at @vaddr, or NULL */
+static const struct core_trace_load *
+core_trace__find_load(struct core_trace *ct, u64 vaddr)
+{
+	struct core_trace_load key = { .vaddr = vaddr, };
+
+	return bsearch(&key, ct->loads, ct->nr_loads, sizeof(key), core_trace__cmp_load);
 }
 
 static int core_trace__write_mmap(struct core_trace *ct, u64 start, u64 end,
 				  u64 pgoff, const char *filename)
 {
 	struct perf_record_mmap2 *ev = &ct->event->mmap2;
+	const struct core_trace_load *load = core_trace__find_load(ct, start);
 	size_t len = strnlen(filename, PATH_MAX - 1);
-	struct elf64_phdr phdr;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->header.type = PERF_RECORD_MMAP2;
@@ -250,10 +300,10 @@ static int core_trace__write_mmap(struct core_trace *ct, u64 start, u64 end,
 	ev->len = end - start;
 	ev->pgoff = pgoff;
 	ev->flags = MAP_PRIVATE;
-	if (core_trace__find_load(ct, start, &phdr)) {
-		ev->prot = (phdr.p_flags & PF_R ? PROT_READ : 0) |
-			   (phdr.p_flags & PF_W ? PROT_WRITE : 0) |
-			   (phdr.p_flags & PF_X ? PROT_EXEC : 0);
+	if (load) {
+		ev->prot = (load->flags & PF_R ? PROT_READ : 0) |
+			   (load->flags & PF_W ? PROT_WRITE : 0) |
+			   (load->flags & PF_X ? PROT_EXEC : 0);
 	}
 	memcpy(ev->filename, filename, len);
 	return core_trace__write_event(ct, offsetof(typeof(*ev), filename) + len + 1,
@@ -304,11 +354,12 @@ static int core_trace__write_mmaps(struct core_trace *ct)
 /* The vDSO, which perf finds as its own: the same kernel has the same one */
 static int core_trace__write_vdso_mmap(struct core_trace *ct)
 {
-	struct elf64_phdr phdr;
+	const struct core_trace_load *load;
 
-	if (!ct->vdso || !core_trace__find_load(ct, ct->vdso, &phdr))
+	load = ct->vdso ? core_trace__find_load(ct, ct->vdso) : NULL;
+	if (!load)
 		return 0;
-	return core_trace__write_mmap(ct, phdr.p_vaddr, phdr.p_vaddr + phdr.p_memsz,
+	return core_trace__write_mmap(ct, load->vaddr, load->vaddr + load->memsz,
 				      0, "[vdso]");
 }
 
@@ -366,7 +417,7 @@ static int core_trace__write_stream(struct core_trace *ct)
 
 	ct->event = zalloc(sizeof(*ct->event));
 	if (!ct->event)
-		return -ENOMEM;
+		return core_trace__err(ct, "no memory to make a stream of it");
 
 	err = perf_header__write_pipe(ct->out) ?:
 	      core_trace__write_attr(ct) ?:
@@ -409,8 +460,10 @@ static int core_trace__add_thread(struct core_trace *ct, const char *desc, size_
 		return -EINVAL;
 	}
 	if (ct->nr_threads && (strcmp(t->note.pmu, ct->threads[0].note.pmu) ||
-			       t->note.config != ct->threads[0].note.config))
-		return core_trace__err(ct, "its NT_PERF_TRACE notes name different PMUs");
+			       t->note.config != ct->threads[0].note.config ||
+			       (t->note.flags ^ ct->threads[0].note.flags) &
+			       PERF_CORE_TRACE_KERNEL))
+		return core_trace__err(ct, "its NT_PERF_TRACE notes name different events");
 	t->trace = desc + t->note.hdr_size;
 	ct->nr_threads++;
 	return 0;
@@ -533,13 +586,15 @@ static int core_trace__read(struct core_trace *ct)
 	size_t i;
 	int err;
 
+	if (ct->size < sizeof(ehdr))
+		return core_trace__err(ct, "not an ELF core file");
 	memcpy(&ehdr, ct->map, sizeof(ehdr));
 	if (ehdr.e_ident[EI_CLASS] != ELFCLASS64 || sizeof(long) != 8 ||
 	    ehdr.e_ident[EI_DATA] != CORE_TRACE_ELFDATA)
 		return core_trace__err(ct,
 				       "perf reads trace from 64-bit cores of its byte order only");
 
-	err = core_trace__read_phdrs(ct, &ehdr);
+	err = core_trace__read_phdrs(ct, &ehdr) ?: core_trace__read_loads(ct);
 	for (i = 0; !err && i < ct->nr_phdrs; i++) {
 		memcpy(&phdr, ct->phdrs + i * sizeof(phdr), sizeof(phdr));
 		if (phdr.p_type == PT_NOTE)
@@ -554,12 +609,16 @@ static int core_trace__read(struct core_trace *ct)
 		return core_trace__err(ct, "no process (NT_PRPSINFO note) in this core");
 	if (!ct->nt_file)
 		return core_trace__err(ct, "no file mappings (NT_FILE note) in this core");
+	if (ct->threads[0].note.flags & PERF_CORE_TRACE_KERNEL)
+		pr_warning("%s: kernel mode was traced too, which perf cannot decode from a core: expect errors there\n",
+			   ct->path);
 	return 0;
 }
 
 bool core_trace__is_core(const char *path)
 {
 	struct elf64_hdr ehdr;
+	struct stat st;
 	bool is_core;
 	int fd;
 
@@ -567,7 +626,8 @@ bool core_trace__is_core(const char *path)
 	if (fd < 0)
 		return false;
 	/* e_type is at the same offset in 32-bit ELF headers */
-	is_core = readn(fd, &ehdr, sizeof(ehdr)) == sizeof(ehdr) &&
+	is_core = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		  readn(fd, &ehdr, sizeof(ehdr)) == sizeof(ehdr) &&
 		  !memcmp(ehdr.e_ident, ELFMAG, SELFMAG) &&
 		  (ehdr.e_ident[EI_DATA] == CORE_TRACE_ELFDATA ?
 		   ehdr.e_type : bswap_16(ehdr.e_type)) == ET_CORE;
@@ -575,39 +635,61 @@ bool core_trace__is_core(const char *path)
 	return is_core;
 }
 
+/* An anonymous file for the stream, gone once closed */
+static int core_trace__stream_file(void)
+{
+	FILE *f = tmpfile();
+	int fd;
+
+	if (!f)
+		return -1;
+	fd = dup(fileno(f));
+	fclose(f);
+	return fd;
+}
+
+/* Map the core, as perf.data files are opened: owned by the user or root */
+static int core_trace__map(struct core_trace *ct, int fd, bool force)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return core_trace__errno(ct, "cannot stat it");
+	if (!force && st.st_uid && st.st_uid != geteuid())
+		return core_trace__err(ct,
+				       "not owned by current user or root (use -f to override)");
+	ct->size = st.st_size;
+	ct->map = mmap(NULL, ct->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (ct->map == MAP_FAILED) {
+		ct->map = NULL;
+		return core_trace__errno(ct, "cannot map it");
+	}
+	return 0;
+}
+
 int core_trace__open(struct perf_data *data)
 {
 	struct core_trace ct = { .path = data->path, .out = -1, };
-	struct stat st;
 	int fd, err;
 
 	fd = open(ct.path, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st)) {
-		err = -errno;
-		pr_err("failed to open %s: %m\n", ct.path);
-		goto out_close;
-	}
-	ct.size = st.st_size;
-	ct.map = mmap(NULL, ct.size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (ct.map == MAP_FAILED) {
-		err = -errno;
-		pr_err("%s: cannot map it: %m\n", ct.path);
-		goto out_close;
-	}
-	ct.out = memfd_create("perf-core-trace", MFD_CLOEXEC);
-	if (ct.out < 0) {
-		err = -errno;
-		pr_err("%s: cannot make a stream of it: %m\n", ct.path);
-	} else {
+	if (fd < 0)
+		return core_trace__errno(&ct, "cannot open it");
+	err = core_trace__map(&ct, fd, data->force);
+	close(fd);
+	if (err)
+		return err;
+
+	ct.out = core_trace__stream_file();
+	if (ct.out < 0)
+		err = core_trace__errno(&ct, "cannot make a stream of it");
+	else
 		err = core_trace__read(&ct) ?: core_trace__write_stream(&ct);
-		if (!err && lseek(ct.out, 0, SEEK_SET))
-			err = -errno;
-	}
+	if (!err && lseek(ct.out, 0, SEEK_SET))
+		err = core_trace__errno(&ct, "cannot read the stream made of it");
 	munmap((void *)ct.map, ct.size);
-out_close:
 	free(ct.threads);
-	if (fd >= 0)
-		close(fd);
+	free(ct.loads);
 	if (err) {
 		if (ct.out >= 0)
 			close(ct.out);

@@ -3,11 +3,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # perf record -o - writes a pipe-mode perf.data; perf script -i - reads it
-# from a pipe, or from the file itself on stdin, which perf script reads as
-# a pipe but can seek.  Record a busy shell loop's ptsim trace (a PTW packet
-# with a sequence number, 1, 2, 3, ..., at each tick of a timer) in pipe
-# mode to a file, and check that perf script gives the same ptwrites read
-# either way, with no decoding error and no gap in the sequence numbers.
+# from a pipe, or from the file itself (-i FILE, or -i - < FILE), which perf
+# script reads as a pipe but can seek.  Record a busy shell loop's ptsim
+# trace (a PTW packet with a sequence number, 1, 2, 3, ..., at each tick of
+# a timer) in pipe mode to a file, and check that perf script gives the
+# same ptwrites read each way, with no decoding error and no gap in the
+# sequence numbers, and that each way reads it without decoding
+# (--no-itrace) without an error.
 
 . "$(dirname "$0")"/lib/ptsim.sh
 
@@ -24,16 +26,42 @@ if ! perf record -o - --per-thread -e ptsim//u -- \
 	exit 1
 fi
 
-cat "${perfdata}" |
-	perf script -i - --itrace=we -F synth > "${piped}" 2> "${errfile}"
-perf script -i - --itrace=we -F synth < "${perfdata}" > "${outfile}" \
-	2> "${errfile}"
+# script_pipe_file HOW OUTPUT [OPTIONS]: perf script OPTIONS of the file,
+# read HOW: "pipe" (cat FILE | perf script -i -), "stdin" (-i - < FILE) or
+# "path" (-i FILE); any error ends the test.
+script_pipe_file()
+{
+	how=$1
+	out=$2
+	shift 2
+	case ${how} in
+	pipe)	cat "${perfdata}" | perf script -i - "$@" > "${out}" 2> "${errfile}" ;;
+	stdin)	perf script -i - "$@" < "${perfdata}" > "${out}" 2> "${errfile}" ;;
+	path)	perf script -i "${perfdata}" "$@" > "${out}" 2> "${errfile}" ;;
+	esac
+	rc=$?
+	if [ ${rc} -ne 0 ] || grep -q "unexpected end\|failed to process" "${errfile}" ; then
+		cat "${errfile}"
+		echo "perf script $* of the file (${how}) failed (${rc})"
+		ptsim_cleanup
+		exit 1
+	fi
+}
 
-if ! cmp -s "${piped}" "${outfile}" ; then
-	diff "${piped}" "${outfile}" | head
-	echo "perf script -i - < FILE differs from cat FILE | perf script -i -"
-	err=1
-fi
+script_pipe_file pipe "${piped}" --itrace=we -F synth
+for how in stdin path ; do
+	script_pipe_file ${how} "${outfile}" --itrace=we -F synth
+	if ! cmp -s "${piped}" "${outfile}" ; then
+		diff "${piped}" "${outfile}" | head
+		echo "perf script (${how}) differs from cat FILE | perf script -i -"
+		err=1
+	fi
+done
+
+# Without decoding, the trace after each AUXTRACE event is read past
+for how in pipe stdin path ; do
+	script_pipe_file ${how} /dev/null --no-itrace
+done
 
 # Each line "IP: 1 payload: SEQ", SEQ going up by one from 1
 if ! awk "${ptsim_awk_hex}"'

@@ -386,7 +386,7 @@ void auxsample__print_misses(struct evlist *evlist)
 	evlist__for_each_entry(evlist, evsel) {
 		struct xyarray *fds = evsel->core.fd;
 		long long misses = 0, m;
-		size_t x, y;
+		int x, y;
 
 		if (!evsel->core.attr.aux_sample_type || !fds)
 			continue;
