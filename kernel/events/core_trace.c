@@ -9,7 +9,8 @@
  * that many bytes, charged like every hidden buffer to the caller's user;
  * so does every thread and child process it creates later, at fork (one
  * the limits refuse a buffer goes without).  The setting stays across
- * exec, except one that makes the process undumpable (setuid), after which
+ * exec, each thread's trace started afresh (perf_core_trace_exec()),
+ * except one that makes the process undumpable (setuid), after which
  * perf_event_exit_task() drops it with the rest of the task's perf events.
  *
  * When the process dumps core and RLIMIT_CORE is not 0, each thread copies
@@ -31,6 +32,7 @@
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/prctl.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/user.h>
@@ -358,6 +360,42 @@ void perf_core_trace_fork(struct task_struct *task)
 	mutex_lock(&core_trace_mutex);
 	if (current->perf_core_trace && !task->perf_core_trace)
 		ct = core_trace_new(task, current->perf_core_trace->cfg, &err);
+	if (ct)
+		core_trace_free(core_trace_swap(task, ct));
+	mutex_unlock(&core_trace_mutex);
+}
+
+/**
+ * perf_core_trace_exec - start a task's core trace afresh at exec
+ * @task: the current task, in an exec
+ *
+ * Trace from before an exec is of a program that the core will not show:
+ * a new event of the same setting replaces the task's.  The old one goes
+ * first, as in core_trace_set_task(): an exclusive PMU has one event a
+ * task, and the refund of its buffer makes room for the new one.  Should
+ * the new one fail, the task goes on without trace, as a thread that the
+ * limits refuse does.  An exec that makes the process undumpable drops
+ * the core trace instead (perf_core_trace_exit(), after this).
+ *
+ * Context: process context, from perf_event_exec(); @task is alone in its
+ * thread group, so nothing else changes its ->perf_core_trace.
+ */
+void perf_core_trace_exec(struct task_struct *task)
+{
+	struct perf_core_trace *old, *ct;
+	int err;
+
+	if (!task->perf_core_trace || get_dumpable(task->mm) != SUID_DUMP_USER)
+		return;
+
+	mutex_lock(&core_trace_mutex);
+	old = core_trace_swap(task, NULL);
+	if (old->event) {
+		perf_event_release_kernel(old->event);
+		old->event = NULL;
+	}
+	ct = core_trace_new(task, old->cfg, &err);
+	core_trace_free(old);
 	if (ct)
 		core_trace_free(core_trace_swap(task, ct));
 	mutex_unlock(&core_trace_mutex);

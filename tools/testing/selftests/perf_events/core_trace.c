@@ -147,14 +147,20 @@ static pid_t *shared_page(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* RLIMIT_CORE @core, and the ticks that end the spins */
-static void start_spins(rlim_t core)
+static void set_core_limit(rlim_t core)
 {
-	struct itimerval it = { .it_value = { 0, TICK_US } };
 	struct rlimit lim = { core, core };
 
 	if (setrlimit(RLIMIT_CORE, &lim))
 		_exit(103);
+}
+
+/* RLIMIT_CORE @core, and the ticks that end the spins */
+static void start_spins(rlim_t core)
+{
+	struct itimerval it = { .it_value = { 0, TICK_US } };
+
+	set_core_limit(core);
 	signal(SIGALRM, on_tick);
 	setitimer(ITIMER_REAL, &it, NULL);
 }
@@ -822,6 +828,39 @@ static void crash_after_exec(void)
 }
 
 /* The setting stays across exec (one that keeps the process dumpable). */
+/*
+ * An exec starts the trace afresh: a child with 32 KiB of trace spins long
+ * enough to fill that (some 400 ms of ptsim's records every 100 us), then
+ * execs this program, which crashes at once (--crash-now), well before it
+ * could fill it again.  The note holds only trace from after the exec: a
+ * stream from offset 0 that has not wrapped.
+ */
+TEST_F(core_trace, exec_starts_the_trace_afresh)
+{
+	const uint32_t size = 32 * 1024;
+	struct core_notes cn;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		if (set_core_trace(self->type, 0, size, 0))
+			_exit(101);
+		start_spins(RLIM_INFINITY);
+		spin_late(spin_early());
+		execl(self->exe, self->exe, "--crash-now", NULL);
+		_exit(102);
+	}
+	wait_core(_metadata, self->dir, pid, &cn);
+	ASSERT_EQ(cn.nr_trace, 1);
+	EXPECT_EQ(cn.trace[0]->flags & PERF_CORE_TRACE_WRAPPED, 0);
+	EXPECT_EQ(cn.trace[0]->offset, 0);
+	EXPECT_LT(cn.trace[0]->size, size);
+	core_notes_free(&cn);
+}
+
 TEST_F(core_trace, exec_keeps_it)
 {
 	struct ptsim_range text[NR_CRASH_CALLS];
@@ -1136,6 +1175,10 @@ TEST_F(core_trace_unpriv, fork_over_limit_runs_without_trace)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--crash-now")) {
+		set_core_limit(RLIM_INFINITY);
+		crash();
+	}
 	if (argc == 2 && !strcmp(argv[1], "--crash"))
 		crash_after_exec();
 	if (argc == 3 && !strcmp(argv[1], "--save"))
