@@ -24,7 +24,7 @@
  * ->perf_core_trace but a task's own at exit, which task_lock() orders
  * against them: a task that is PF_EXITING gets no new core trace.  The
  * mutex nests outside perf_event_context::mutex (events are created and
- * released under it).
+ * released under it), and inside exec_update_lock (perf_core_trace_exec()).
  */
 
 #include <linux/capability.h>
@@ -373,12 +373,15 @@ void perf_core_trace_fork(struct task_struct *task)
  * a new event of the same setting replaces the task's.  The old one goes
  * first, as in core_trace_set_task(): an exclusive PMU has one event a
  * task, and the refund of its buffer makes room for the new one.  Should
- * the new one fail, the task goes on without trace, as a thread that the
- * limits refuse does.  An exec that makes the process undumpable drops
- * the core trace instead (perf_core_trace_exit(), after this).
+ * the new event fail, the task goes on without trace, as a thread that the
+ * limits refuse does; should memory for the new core trace fail, it keeps
+ * the setting without an event.  A setuid exec is still dumpable here (its
+ * credentials come later, in commit_creds()): it gets a new event too,
+ * which perf_event_exit_task() then drops with the rest.
  *
- * Context: process context, from perf_event_exec(); @task is alone in its
- * thread group, so nothing else changes its ->perf_core_trace.
+ * Context: process context, from perf_event_exec(), under exec_update_lock
+ * (which nests outside core_trace_mutex); @task is alone in its thread
+ * group, so nothing else changes its ->perf_core_trace.
  */
 void perf_core_trace_exec(struct task_struct *task)
 {
@@ -387,17 +390,24 @@ void perf_core_trace_exec(struct task_struct *task)
 
 	if (!task->perf_core_trace || get_dumpable(task->mm) != SUID_DUMP_USER)
 		return;
+	/* Killed, the task will not dump core: it needs no new trace. */
+	if (mutex_lock_killable(&core_trace_mutex))
+		return;
 
-	mutex_lock(&core_trace_mutex);
 	old = core_trace_swap(task, NULL);
+	if (WARN_ON_ONCE(!old))
+		goto unlock;
 	if (old->event) {
 		perf_event_release_kernel(old->event);
 		old->event = NULL;
 	}
 	ct = core_trace_new(task, old->cfg, &err);
-	core_trace_free(old);
-	if (ct)
-		core_trace_free(core_trace_swap(task, ct));
+	if (ct) {
+		core_trace_free(old);
+		old = ct;
+	}
+	core_trace_free(core_trace_swap(task, old));
+unlock:
 	mutex_unlock(&core_trace_mutex);
 }
 
