@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <intel-pt.h>
 
 #include "../kselftest_harness.h"
 #include "ptsim_lib.h"
@@ -501,17 +502,41 @@ TEST_F(aux_sample_errors, trace_time_follows_clockid)
 }
 
 /*
+ * Intel PT trace of sample @s, all user-mode: it decodes with libipt over
+ * @image, this process's code, and ends at the sample's IP.  0, or -1 with
+ * the reason in @why.
+ */
+static int check_pt_sample(const struct ptsim_sample *s, struct pt_image *image,
+			   char *why, size_t len)
+{
+	struct ptsim_flow f;
+
+	ptsim_flow_decode(s->aux.data, s->aux.len, image, &f);
+	if (f.error)
+		snprintf(why, len, "%s", pt_errstr(pt_errcode(f.error)));
+	else if (f.disabled_ip != s->ip)
+		snprintf(why, len, "trace disabled at %#llx, sample at %#llx",
+			 (unsigned long long)f.disabled_ip,
+			 (unsigned long long)s->ip);
+	return f.error || f.disabled_ip != s->ip ? -1 : 0;
+}
+
+/*
  * Read the samples in @m and check each: @size bytes of trace (or, with
  * @first_empty, the first sample may have none yet), which decodes with
- * contiguous sequence numbers and user IPs only.  Returns the number of
- * samples, or -1 with the reason in @why.
+ * contiguous sequence numbers and user IPs only, or with @intel_pt, as
+ * check_pt_sample() says.  Returns the number of samples, or -1 with the
+ * reason in @why.
  */
 static int check_samples(struct ptsim_map *m, uint64_t sample_type,
-			 size_t size, bool first_empty, char *why, size_t len)
+			 size_t size, bool first_empty, bool intel_pt,
+			 char *why, size_t len)
 {
 	struct ptsim_samples ss = {};
 	struct ptsim_trace t = {};
+	struct pt_image *image = NULL;
 	struct ptsim_ranges text;
+	char what[200];
 	uint64_t lost = 0;
 	int ret, i;
 
@@ -520,17 +545,28 @@ static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 		snprintf(why, len, "/proc/self/maps: %s", strerror(-ret));
 		return -1;
 	}
+	if (intel_pt)
+		image = ptsim_self_image(&text);
 	ret = ptsim_read_samples(m, sample_type | PERF_SAMPLE_AUX, &ss, &lost);
 	if (ret < 0)
 		snprintf(why, len, "bad ring buffer: %s", strerror(-ret));
 	else if (lost)
 		snprintf(why, len, "%llu samples lost",
 			 (unsigned long long)lost);
+	else if (intel_pt && !image)
+		snprintf(why, len, "no libipt image of this process");
+	if (intel_pt && !image)
+		ret = -1;
 	for (i = 0; ret > 0 && i < (int)ss.nr; i++) {
 		if (ss.s[i].aux.len != size) {
 			snprintf(why, len, "sample %d: %zu bytes of trace",
 				 i, ss.s[i].aux.len);
 			ret = -1;
+		} else if (intel_pt) {
+			if (check_pt_sample(&ss.s[i], image, what, sizeof(what))) {
+				snprintf(why, len, "sample %d: %s", i, what);
+				ret = -1;
+			}
 		} else if (ptsim_sample_trace(&ss.s[i], &t, &text)) {
 			snprintf(why, len, "sample %d: %s", i, t.error);
 			ret = -1;
@@ -542,6 +578,8 @@ static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 	}
 	if (lost)
 		ret = -1;
+	if (image)
+		pt_image_free(image);
 	ptsim_samples_free(&ss);
 	ptsim_ranges_free(&text);
 	return ret;
@@ -595,8 +633,8 @@ TEST_F(aux_sample_errors, old_attr_size_group_form)
 		  0);
 
 	/* The leader traced from the enable only. */
-	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, true, why,
-			   sizeof(why));
+	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, true, false,
+			   why, sizeof(why));
 	EXPECT_GE(nr, 20) TH_LOG("%s", why);
 
 	ptsim_unmap(&data);
@@ -731,8 +769,6 @@ FIXTURE_VARIANT_ADD(aux_sample_unpriv, intel_pt)
 };
 
 /* Why a case does not run on intel_pt */
-static const char pt_lost_disable[] =
-	"intel_pt: a sample's trace now and then lacks an interrupt's FUP and TIP.PGD";
 static const char pt_exclusive[] =
 	"intel_pt is exclusive: one hidden intel_pt event per task, EBUSY for more";
 
@@ -800,7 +836,8 @@ static int nobody_samples(struct perf_event_attr *attr)
 	spin_for_samples(&data, 10);
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		return 3;
-	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, false, why,
+	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, false,
+			   attr->aux_sample_type != (__u32)ptsim_type(), why,
 			   sizeof(why));
 	if (nr < 10) {
 		fprintf(stderr, "# nobody: %d samples: %s\n", nr, why);
@@ -818,13 +855,14 @@ TEST_F(aux_sample_unpriv, exclude_kernel_0_is_eacces)
 	ASSERT_EQ(ptsim_as_nobody(nobody_open, &self->attr, PTSIM_KEEP_MEMLOCK), EACCES);
 }
 
-/* User-only trace, all of which is this task's user text. */
+/*
+ * User-only trace, all of which is this task's user text; on intel_pt,
+ * each sample's trace ends at the sample (a task clock interrupt).
+ */
 TEST_F(aux_sample_unpriv, user_only_samples_decode)
 {
 	if (_metadata->skip)
 		return;
-	if (!self->ptsim)
-		SKIP(return, "%s", pt_lost_disable);
 	/* Room for the ring buffer and the hidden event's buffer. */
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 516), 0);

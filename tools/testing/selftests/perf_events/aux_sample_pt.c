@@ -2,19 +2,20 @@
 /*
  * AUX samples of a hidden Intel PT event (attr.aux_sample_type names
  * intel_pt), checked with libipt's instruction decoder: a sampler of this
- * task's user-mode instructions takes, in each sample, the newest trace of
- * a hidden intel_pt event with its position in the stream.  Each sample's
- * trace must decode without error over this process's code, and end where
- * the sample was taken: user-mode tracing is disabled at the interrupt
- * that took the sample, at the sample's IP.  So also after the hidden
- * event's trace reached a ToPA STOP and a sleep scheduled it out.  Skips
- * where there is no intel_pt PMU.
+ * task's user-mode instructions, or of its page faults, takes, in each
+ * sample, the newest trace of a hidden intel_pt event with its position
+ * in the stream.  Each sample's trace must decode without error over this
+ * process's code, and end where the sample was taken: user-mode tracing is
+ * disabled at the interrupt or fault that took the sample, at the sample's
+ * IP.  So also after the hidden event's trace reached a ToPA STOP and a
+ * sleep scheduled it out.  Skips where there is no intel_pt PMU.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <intel-pt.h>
 #include <linux/perf_event.h>
@@ -22,11 +23,10 @@
 #include "ptsim_lib.h"
 #include "../kselftest_harness.h"
 
-#define TRACE_SIZE	4096
 #define PERIOD		100000		/* instructions between samples */
-#define MIN_SAMPLES	5
-/* Room for all samples of the run (some 4 KiB each, a few hundred) */
+/* Room for a round's samples (a few hundred, up to 8 KiB each) */
 #define DATA_PAGES	1024
+#define MAX_ROUNDS	20
 
 /* Work in this process's own code: a loop with calls and branches. */
 static unsigned long step(unsigned long i, unsigned long acc)
@@ -52,18 +52,55 @@ FIXTURE(pt_sample) {
 	struct pt_image		*image;
 };
 
+/*
+ * The sampler: a counter of user-mode instructions, whose samples are
+ * taken in NMIs, or page faults, whose samples are taken in the fault
+ * handler, where a PMI of the hidden event comes as soon as it is raised.
+ * Each sample stops and restarts the trace.  The page_faults variant
+ * faults after about a whole hidden buffer (2 pages) of trace, and
+ * samples that much: now and then a restart's PSB+ ends a half of the
+ * buffer, and the PMI that raises must move the ToPA STOP on before the
+ * output reaches it, half a buffer later, or trace is lost there, in the
+ * next sample's trace (pt_event_snapshot_aux()).
+ */
+FIXTURE_VARIANT(pt_sample) {
+	__u32		type;
+	__u64		config;
+	__u64		period;
+	__u32		trace_size;
+	unsigned int	faults;		/* in a round of work, or 0 */
+	unsigned int	min_samples;
+};
+
+FIXTURE_VARIANT_ADD(pt_sample, instructions) {
+	.type = PERF_TYPE_HARDWARE,
+	.config = PERF_COUNT_HW_INSTRUCTIONS,
+	.period = PERIOD,
+	.trace_size = 4096,
+	.min_samples = 5,
+};
+
+FIXTURE_VARIANT_ADD(pt_sample, page_faults) {
+	.type = PERF_TYPE_SOFTWARE,
+	.config = PERF_COUNT_SW_PAGE_FAULTS,
+	.period = 1,
+	.trace_size = 8192,
+	.faults = 100,
+	.min_samples = 500,
+};
+
 FIXTURE_SETUP(pt_sample)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
-		.type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_INSTRUCTIONS,
-		.sample_period = PERIOD,
+		.type = variant->type,
+		.config = variant->config,
+		.sample_period = variant->period,
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
 		.disabled = 1,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
-		.aux_sample_size = TRACE_SIZE,
+		.aux_sample_size = variant->trace_size,
 		.aux_sample_config = PTSIM_PT_BRANCH,
 		.aux_sample_flags = PERF_AUX_SAMPLE_POSITION,
 	};
@@ -92,24 +129,82 @@ FIXTURE_TEARDOWN(pt_sample)
 	close(self->fd);
 }
 
+/* Where the trace of sample @s ends in its stream, or 0 */
+static uint64_t stream_end(const struct ptsim_sample *s)
+{
+	struct perf_aux_sample_position pos;
+
+	if (s->aux.len < sizeof(pos))
+		return 0;
+	memcpy(&pos, s->aux.data, sizeof(pos));
+	return pos.offset + pos.size;
+}
+
 /*
- * Sample, and check every sample's trace: it decodes, and ends at the
- * sample's IP.
+ * A round of work with the sampler enabled: work(@n) once, or before each
+ * of @faults first touches of a page.  Its samples go to @ss.
+ */
+static void sample_round(struct __test_metadata *_metadata, int fd,
+			 struct ptsim_map *map, struct ptsim_samples *ss,
+			 unsigned int faults, unsigned long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t lost = 0;
+	char *mem = NULL;
+	unsigned int i;
+
+	if (faults) {
+		mem = mmap(NULL, faults * page, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(mem, MAP_FAILED);
+	}
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	if (!faults)
+		work(n);
+	for (i = 0; i < faults; i++) {
+		work(n);
+		mem[i * page] = 1;
+		asm volatile("" : : "r" (mem) : "memory");
+	}
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	if (mem)
+		munmap(mem, faults * page);
+	ASSERT_GE(ptsim_read_samples(map, PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
+				     ss, &lost), 0);
+	ASSERT_EQ(lost, 0);
+}
+
+/*
+ * Sample in rounds of @faults (see sample_round()) until there are @min
+ * samples, and check every sample's trace: it decodes, and ends at the
+ * sample's IP.  With faults, the first round's positions tell how much
+ * trace work() writes, and the rounds after work for @trace_size bytes
+ * between faults.
  */
 static void sample_and_check(struct __test_metadata *_metadata, int fd,
 			     struct ptsim_map *map, struct ptsim_samples *ss,
-			     struct pt_image *image)
+			     struct pt_image *image, unsigned int faults,
+			     uint64_t trace_size, size_t min)
 {
-	uint64_t lost = 0, with_trace = 0, no_data = 0, empty_at = 0;
+	uint64_t with_trace = 0, no_data = 0, empty_at = 0, bytes;
+	unsigned long n = faults ? 10000 : PERIOD * 5;
+	int round;
 	size_t i;
 
-	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
-	work(PERIOD * MIN_SAMPLES);
-	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
-	ASSERT_GE(ptsim_read_samples(map,
-				     PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
-				     ss, &lost), MIN_SAMPLES);
-	ASSERT_EQ(lost, 0);
+	for (round = 0; round < MAX_ROUNDS; round++) {
+		size_t first = ss->nr;
+
+		sample_round(_metadata, fd, map, ss, faults, n);
+		if (ss->nr >= min)
+			break;
+		if (round || !faults || ss->nr < first + 2)
+			continue;
+		bytes = (stream_end(&ss->s[ss->nr - 1]) -
+			 stream_end(&ss->s[first])) / (ss->nr - first - 1);
+		ASSERT_GT(bytes, 0);
+		n = n * trace_size / bytes + 1;
+	}
+	ASSERT_GE(ss->nr, min);
 
 	for (i = 0; i < ss->nr; i++) {
 		const struct ptsim_sample *s = &ss->s[i];
@@ -135,7 +230,7 @@ static void sample_and_check(struct __test_metadata *_metadata, int fd,
 		ptsim_flow_decode(s->aux.data + s->aux.len - pos.size,
 				  pos.size, image, &d);
 		EXPECT_EQ(d.error, 0)
-			TH_LOG("sample %zu (ip %#llx): %s", i,
+			TH_LOG("sample %zu of %zu (ip %#llx): %s", i, ss->nr,
 			       (unsigned long long)s->ip,
 			       pt_errstr(pt_errcode(d.error)));
 		EXPECT_GT(d.insns, 0) TH_LOG("sample %zu", i);
@@ -144,7 +239,7 @@ static void sample_and_check(struct __test_metadata *_metadata, int fd,
 			       i, (unsigned long long)d.disabled_ip,
 			       (unsigned long long)s->ip);
 	}
-	EXPECT_GE(with_trace, MIN_SAMPLES)
+	EXPECT_GE(with_trace, min)
 		TH_LOG("%llu of %zu samples have trace; %llu no AUX data, %s %llu",
 		       (unsigned long long)with_trace, ss->nr,
 		       (unsigned long long)no_data,
@@ -157,7 +252,8 @@ TEST_F(pt_sample, trace_decodes_and_ends_at_sample_ip)
 	if (self->fd < 0)
 		return;
 	sample_and_check(_metadata, self->fd, &self->map, &self->ss,
-			 self->image);
+			 self->image, variant->faults, variant->trace_size,
+			 variant->min_samples);
 }
 
 /*
@@ -182,7 +278,8 @@ TEST_F(pt_sample, trace_after_a_stop_and_a_sleep)
 	work(PERIOD);
 	usleep(10000);
 	sample_and_check(_metadata, self->fd, &self->map, &self->ss,
-			 self->image);
+			 self->image, variant->faults, variant->trace_size,
+			 variant->min_samples);
 }
 
 TEST_HARNESS_MAIN
