@@ -16,6 +16,11 @@
  * which phase took it and whose trace must end in that phase.  The extent
  * of the functions comes from the program's symbol table.
  *
+ * The tests of the trace in the samples (fixture aux_sample_pmu) run on
+ * Intel PT too, where the PMU is there: libipt decodes each sample's trace
+ * over this process's code, and its last instructions stand for ptsim's
+ * records (they must end in the phase, at the sample's IP).
+ *
  * The kselftest_harness.h of this kernel runs a test even when its fixture
  * setup skipped it, so each test starts by checking _metadata->skip.
  */
@@ -34,6 +39,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+
+#include <intel-pt.h>
 
 #include "../kselftest_harness.h"
 #include "ptsim_lib.h"
@@ -91,7 +98,9 @@ DEFINE_PHASE(phase_b, 'B')
 
 /* The test's state, which the helpers take. */
 struct env {
+	const char		*pmu;	/* the hidden events' */
 	int			type;
+	struct pt_image		*image;	/* this process, for Intel PT */
 	size_t			page;
 	struct ptsim_ranges	text;	/* executable mappings */
 	struct ptsim_ranges	phases;	/* phase_a(), phase_b() */
@@ -167,19 +176,21 @@ static unsigned long calibrate(size_t page)
 	return (1UL << 16) * (SPIN_US * NR_TOUCH / best) + 1000;
 }
 
-FIXTURE_SETUP(aux_sample)
+/* The fixtures' set-up, for hidden events of @pmu. */
+static void env_setup(struct __test_metadata *_metadata, struct env *e,
+		      const char *pmu)
 {
-	struct env *e = &self->e;
 	struct ptsim_range fn[2];
 	unsigned long spin;
 	int i;
 
 	for (i = 0; i < NR_FDS; i++)
 		e->fd[i] = -1;
-	e->type = ptsim_type();
+	e->pmu = pmu;
+	e->type = ptsim_pmu_type(pmu);
 	if (e->type < 0)
-		SKIP(return, "no ptsim PMU (CONFIG_PTSIM)");
-	if (!ptsim_can_sample())
+		SKIP(return, "no %s PMU", pmu);
+	if (e->type == ptsim_type() && !ptsim_can_sample())
 		SKIP(return, "ptsim is a module: no AUX sampling");
 	if (ptsim_func_range("phase_a", (uintptr_t)phase_a, &fn[0]) ||
 	    ptsim_func_range("phase_b", (uintptr_t)phase_b, &fn[1]))
@@ -195,6 +206,10 @@ FIXTURE_SETUP(aux_sample)
 	 */
 	ASSERT_EQ(ptsim_pin_cpu(0), 0);
 	ASSERT_EQ(ptsim_text_ranges(&e->text), 0);
+	if (e->type != ptsim_type()) {
+		e->image = ptsim_self_image(&e->text);
+		ASSERT_NE(e->image, NULL);
+	}
 
 	e->page = sysconf(_SC_PAGESIZE);
 	spin = calibrate(e->page);
@@ -209,9 +224,8 @@ FIXTURE_SETUP(aux_sample)
 	e->b.spin = spin;
 }
 
-FIXTURE_TEARDOWN(aux_sample)
+static void env_teardown(struct __test_metadata *_metadata, struct env *e)
 {
-	struct env *e = &self->e;
 	int i;
 
 	for (i = 0; i < NR_FDS; i++) {
@@ -226,8 +240,56 @@ FIXTURE_TEARDOWN(aux_sample)
 	if (e->mlock_saved)
 		EXPECT_EQ(ptsim_sysctl_set("perf_event_mlock_kb",
 					   e->mlock_kb), 0);
+	if (e->image)
+		pt_image_free(e->image);
 	ptsim_ranges_free(&e->text);
 	ptsim_ranges_free(&e->phases);
+}
+
+/*
+ * aux_sample: the tests of the hidden events' bookkeeping, on ptsim, which
+ * any number of hidden events may use at once.  aux_sample_pmu: the tests
+ * of the trace in the samples, on ptsim and on Intel PT, whose trace is
+ * decoded with libipt (instructions, not ptsim's numbered records).
+ */
+FIXTURE_SETUP(aux_sample)
+{
+	env_setup(_metadata, &self->e, "ptsim");
+}
+
+FIXTURE_TEARDOWN(aux_sample)
+{
+	env_teardown(_metadata, &self->e);
+}
+
+FIXTURE(aux_sample_pmu)
+{
+	struct env	e;
+};
+
+FIXTURE_VARIANT(aux_sample_pmu)
+{
+	const char	*pmu;
+};
+
+FIXTURE_VARIANT_ADD(aux_sample_pmu, ptsim)
+{
+	.pmu = "ptsim",
+};
+
+FIXTURE_VARIANT_ADD(aux_sample_pmu, intel_pt)
+{
+	.pmu = "intel_pt",
+};
+
+FIXTURE_SETUP(aux_sample_pmu)
+{
+	env_setup(_metadata, &self->e, variant->pmu);
+}
+
+FIXTURE_TEARDOWN(aux_sample_pmu)
+{
+	env_teardown(_metadata, &self->e);
 }
 
 #define FN_A(e)	(&(e)->phases.r[0])
@@ -270,12 +332,12 @@ static void enable(struct __test_metadata *_metadata, struct env *e, int nr,
 		ASSERT_EQ(ioctl(e->fd[i], req, 0), 0);
 }
 
-static void hidden_info(struct __test_metadata *_metadata, int fd,
-			struct hidden *h)
+static void hidden_info(struct __test_metadata *_metadata,
+			const struct env *e, int fd, struct hidden *h)
 {
 	ASSERT_EQ(ptsim_fdinfo(fd, "aux_sample_pmu", h->pmu, sizeof(h->pmu)),
 		  0);
-	ASSERT_STREQ(h->pmu, "ptsim");
+	ASSERT_STREQ(h->pmu, e->pmu);
 	ASSERT_EQ(ptsim_fdinfo_u64(fd, "aux_sample_id", &h->id), 0);
 	ASSERT_NE(h->id, 0);
 	ASSERT_EQ(ptsim_fdinfo_u64(fd, "aux_sample_pages", &h->pages), 0);
@@ -294,21 +356,61 @@ static uint64_t last_ip(const struct ptsim_trace *t)
 }
 
 /*
- * Read and decode every sample in @m.  Each holds SAMPLE_SIZE bytes of
- * trace (no sample misses it: the hidden event runs whenever its samplers
- * do), which decodes with contiguous sequence numbers and, if @text is
- * given, user IPs only.  The last sequence number of a sample is at least
- * that of the one before of the same trace: with @per_task, each task has
- * a trace of its own.
+ * Intel PT trace of sample @s as records: the IPs of the last instructions
+ * libipt decodes from it over @image (at most PTSIM_FLOW_LAST, all user
+ * mode, numbered in order).  It must end where the interrupt or fault that
+ * took the sample disabled it, at the sample's IP.  Returns 0, or -1 with
+ * the reason in @t->error.
  */
-static void check_run(struct __test_metadata *_metadata, struct ptsim_map *m,
-		      uint64_t sample_type, const struct ptsim_ranges *text,
-		      bool per_task, struct run *run)
+static int pt_sample_trace(const struct ptsim_sample *s, struct ptsim_trace *t,
+			   struct pt_image *image)
+{
+	struct ptsim_flow f;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	ptsim_flow_decode(s->aux.data, s->aux.len, image, &f);
+	if (f.error) {
+		snprintf(t->error, sizeof(t->error), "%s",
+			 pt_errstr(pt_errcode(f.error)));
+		return -1;
+	}
+	if (f.insns && f.disabled_ip != s->ip) {
+		snprintf(t->error, sizeof(t->error),
+			 "trace disabled at %#llx, sample at %#llx",
+			 (unsigned long long)f.disabled_ip,
+			 (unsigned long long)s->ip);
+		return -1;
+	}
+	t->nr = f.insns < PTSIM_FLOW_LAST ? f.insns : PTSIM_FLOW_LAST;
+	t->rec = calloc(t->nr + 1, sizeof(*t->rec));
+	if (!t->rec)
+		return -1;
+	for (i = 0; i < t->nr; i++) {
+		t->rec[i].seq = i;
+		t->rec[i].ip = ptsim_flow_ip(&f, t->nr - 1 - i);
+	}
+	return 0;
+}
+
+/*
+ * Read and decode every sample of sampler @k.  Each holds SAMPLE_SIZE
+ * bytes of trace (no sample misses it: the hidden event runs whenever its
+ * samplers do), which decodes: ptsim's with contiguous sequence numbers
+ * and, if @text is given, user IPs only, Intel PT's as pt_sample_trace()
+ * says.  The last sequence number of a ptsim sample is at least that of
+ * the one before of the same trace: with @per_task, each task has a trace
+ * of its own.
+ */
+static void check_run(struct __test_metadata *_metadata, struct env *e,
+		      int k, uint64_t sample_type,
+		      const struct ptsim_ranges *text, bool per_task,
+		      struct run *run)
 {
 	uint64_t lost = 0;
 	size_t i, j;
 
-	ASSERT_GE(ptsim_read_samples(m, sample_type | PERF_SAMPLE_AUX,
+	ASSERT_GE(ptsim_read_samples(&e->map[k], sample_type | PERF_SAMPLE_AUX,
 				     &run->ss, &lost), 0);
 	ASSERT_EQ(lost, 0);
 	run->t = calloc(run->ss.nr + 1, sizeof(*run->t));
@@ -319,6 +421,12 @@ static void check_run(struct __test_metadata *_metadata, struct ptsim_map *m,
 		struct ptsim_trace *t = &run->t[i];
 
 		ASSERT_EQ(s->aux.len, SAMPLE_SIZE) TH_LOG("sample %zu", i);
+		if (e->image) {
+			EXPECT_EQ(pt_sample_trace(s, t, e->image), 0)
+				TH_LOG("sample %zu (tid %u): %s", i, s->tid,
+				       t->error);
+			continue;
+		}
 		EXPECT_EQ(ptsim_sample_trace(s, t, text), 0)
 			TH_LOG("sample %zu (tid %u): %s", i, s->tid, t->error);
 		if (!t->nr)
@@ -424,7 +532,7 @@ static void check_phase(struct __test_metadata *_metadata,
 }
 
 /* One task-clock sampler: all samples carry trace that checks out. */
-TEST_F(aux_sample, task_clock_samples)
+TEST_F(aux_sample_pmu, task_clock_samples)
 {
 	struct env *e = &self->e;
 	struct perf_event_attr attr;
@@ -437,7 +545,7 @@ TEST_F(aux_sample, task_clock_samples)
 	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
 		    TASK_CLOCK_NS, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
 	open_sampler(_metadata, e, 0, &attr, 0, -1, DATA_PAGES);
-	hidden_info(_metadata, e->fd[0], &h);
+	hidden_info(_metadata, e, e->fd[0], &h);
 	EXPECT_EQ(h.pages, 2);
 	EXPECT_EQ(h.users, 1);
 	EXPECT_EQ(h.misses, 0);
@@ -447,7 +555,7 @@ TEST_F(aux_sample, task_clock_samples)
 	phase_b(&e->b);
 	enable(_metadata, e, 1, false);
 
-	check_run(_metadata, &e->map[0], PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+	check_run(_metadata, e, 0, PERF_SAMPLE_IP | PERF_SAMPLE_TID,
 		  &e->text, false, &run);
 	nr = run.ss.nr;
 	/* 2 * NR_TOUCH * SPIN_US of task time: half the samples at least */
@@ -457,16 +565,17 @@ TEST_F(aux_sample, task_clock_samples)
 		EXPECT_GT(run.t[i].nr, 0) TH_LOG("sample %zu has no trace", i);
 		EXPECT_TRUE(ptsim_in_ranges(&e->text, run.ss.s[i].ip));
 	}
-	if (nr > 1 && run.t[0].nr && run.t[nr - 1].nr)
+	/* ptsim's records are numbered through the trace */
+	if (!e->image && nr > 1 && run.t[0].nr && run.t[nr - 1].nr)
 		EXPECT_GT(last_seq(&run.t[nr - 1]), last_seq(&run.t[0]));
 
-	hidden_info(_metadata, e->fd[0], &h);
+	hidden_info(_metadata, e, e->fd[0], &h);
 	EXPECT_EQ(h.misses, 0);
 	run_free(&run);
 }
 
 /* The trace of a sample ends in the phase the task was running. */
-TEST_F(aux_sample, trace_ends_in_preceding_phase)
+TEST_F(aux_sample_pmu, trace_ends_in_preceding_phase)
 {
 	struct env *e = &self->e;
 	struct perf_event_attr attr;
@@ -483,7 +592,7 @@ TEST_F(aux_sample, trace_ends_in_preceding_phase)
 	phase_b(&e->b);
 	enable(_metadata, e, 1, false);
 
-	check_run(_metadata, &e->map[0], FAULT_TYPE, &e->text, false, &run);
+	check_run(_metadata, e, 0, FAULT_TYPE, &e->text, false, &run);
 	/* B has not run yet when A writes; B's trace may start in A. */
 	check_phase(_metadata, &run, &e->a, FN_A(e), FN_B(e), NULL, 0);
 	check_phase(_metadata, &run, &e->b, FN_B(e), NULL, NULL, 0);
@@ -513,7 +622,7 @@ TEST_F(aux_sample, fdinfo_describes_hidden_event)
 			    TASK_CLOCK_NS, PERF_SAMPLE_IP);
 		attr.aux_sample_size = sizes[i].size;
 		open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
-		hidden_info(_metadata, e->fd[0], &h);
+		hidden_info(_metadata, e, e->fd[0], &h);
 		EXPECT_EQ(h.pages, sizes[i].pages)
 			TH_LOG("aux_sample_size %u", sizes[i].size);
 		EXPECT_EQ(h.users, 1);
@@ -564,8 +673,8 @@ TEST_F(aux_sample, like_samplers_share_hidden_event)
 	hidden_attr(&attr, e->type, PERF_COUNT_SW_PAGE_FAULTS, 1,
 		    FAULT_TYPE);
 	open_sampler(_metadata, e, 1, &attr, 0, -1, DATA_PAGES);
-	hidden_info(_metadata, e->fd[0], &h[0]);
-	hidden_info(_metadata, e->fd[1], &h[1]);
+	hidden_info(_metadata, e, e->fd[0], &h[0]);
+	hidden_info(_metadata, e, e->fd[1], &h[1]);
 	EXPECT_EQ(h[0].id, h[1].id);
 	EXPECT_EQ(h[0].users, 2);
 	EXPECT_EQ(h[1].users, 2);
@@ -578,7 +687,7 @@ TEST_F(aux_sample, like_samplers_share_hidden_event)
 	enable(_metadata, e, 2, false);
 
 	for (r = 0; r < 2; r++) {
-		check_run(_metadata, &e->map[r], FAULT_TYPE, &e->text,
+		check_run(_metadata, e, r, FAULT_TYPE, &e->text,
 			  false, &run[r]);
 		for (i = 0; i < run[r].ss.nr; i++) {
 			const struct ptsim_trace *t = &run[r].t[i];
@@ -653,7 +762,7 @@ TEST_F(aux_sample, like_samplers_share_hidden_event)
 
 	/* The last user keeps it. */
 	close_sampler(e, 0);
-	hidden_info(_metadata, e->fd[1], &h[0]);
+	hidden_info(_metadata, e, e->fd[1], &h[0]);
 	EXPECT_EQ(h[0].id, h[1].id);
 	EXPECT_EQ(h[0].users, 1);
 }
@@ -674,8 +783,8 @@ static void expect_sharing(struct __test_metadata *_metadata, struct env *e,
 	open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
 	change(&attr);
 	open_sampler(_metadata, e, 1, &attr, 0, -1, 0);
-	hidden_info(_metadata, e->fd[0], &h[0]);
-	hidden_info(_metadata, e->fd[1], &h[1]);
+	hidden_info(_metadata, e, e->fd[0], &h[0]);
+	hidden_info(_metadata, e, e->fd[1], &h[1]);
 	if (share) {
 		EXPECT_EQ(h[0].id, h[1].id);
 		EXPECT_EQ(h[0].users, 2);
@@ -743,7 +852,7 @@ TEST_F(aux_sample, sample_size_picks_buffer)
 	attr.aux_sample_size = 8192;
 	open_sampler(_metadata, e, 2, &attr, 0, -1, 0);
 	for (i = 0; i < 3; i++)
-		hidden_info(_metadata, e->fd[i], &h[i]);
+		hidden_info(_metadata, e, e->fd[i], &h[i]);
 
 	EXPECT_NE(h[0].id, h[1].id);
 	EXPECT_EQ(h[0].pages, 2);
@@ -841,6 +950,24 @@ static void open_inherited(struct __test_metadata *_metadata, struct env *e)
 	enable(_metadata, e, 1, true);
 }
 
+/*
+ * Whether sample @i of @run holds no trace: no ptsim records, or no Intel
+ * PT at all (only zeros; the trace of a fault on the first instruction
+ * back in user mode, say, holds packets but no instruction).
+ */
+static bool no_trace(const struct env *e, const struct run *run, size_t i)
+{
+	const struct ptsim_stream *aux = &run->ss.s[i].aux;
+	size_t k;
+
+	if (!e->image)
+		return !run->t[i].nr;
+	for (k = 0; k < aux->len; k++)
+		if (aux->data[k])
+			return false;
+	return true;
+}
+
 static void check_inherited(struct __test_metadata *_metadata, struct env *e,
 			    pid_t other)
 {
@@ -850,7 +977,7 @@ static void check_inherited(struct __test_metadata *_metadata, struct env *e,
 	size_t i;
 
 	enable(_metadata, e, 1, false);
-	check_run(_metadata, &e->map[0], FAULT_TYPE, &e->text, true, &run);
+	check_run(_metadata, e, 0, FAULT_TYPE, &e->text, true, &run);
 	check_phase(_metadata, &run, &e->a, FN_A(e), FN_B(e), NULL,
 		    syscall(SYS_gettid));
 	check_phase(_metadata, &run, &e->b, FN_B(e), FN_A(e), NULL, other);
@@ -858,12 +985,12 @@ static void check_inherited(struct __test_metadata *_metadata, struct env *e,
 	/*
 	 * A task's first samples can come before its copy of the hidden
 	 * event wrote anything (how many depends on when its timer first
-	 * fires): exactly those carry no records, and are the misses.
+	 * fires): exactly those carry no trace, and are the misses.
 	 */
 	for (i = 0; i < run.ss.nr; i++)
-		empty += !run.t[i].nr;
+		empty += no_trace(e, &run, i);
 	run_free(&run);
-	hidden_info(_metadata, e->fd[0], &h);
+	hidden_info(_metadata, e, e->fd[0], &h);
 	EXPECT_EQ(h.users, 1);
 	EXPECT_EQ(h.misses, empty);
 }
@@ -882,7 +1009,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-TEST_F(aux_sample, threads_sample_own_trace)
+TEST_F(aux_sample_pmu, threads_sample_own_trace)
 {
 	struct env *e = &self->e;
 	struct worker w = { .phase = &e->b };
@@ -897,7 +1024,7 @@ TEST_F(aux_sample, threads_sample_own_trace)
 	check_inherited(_metadata, e, w.tid);
 }
 
-TEST_F(aux_sample, forked_child_samples_own_trace)
+TEST_F(aux_sample_pmu, forked_child_samples_own_trace)
 {
 	struct env *e = &self->e;
 	int status;
@@ -986,7 +1113,7 @@ static void free_in_order(struct __test_metadata *_metadata, struct env *e,
 
 	/* Each child's samples came with its own trace. */
 	enable(_metadata, e, 1, false);
-	check_run(_metadata, &e->map[0], FAULT_TYPE, &e->text, true, &run);
+	check_run(_metadata, e, 0, FAULT_TYPE, &e->text, true, &run);
 	for (j = 0; j < run.ss.nr; j++) {
 		for (k = 0; k < NR_CHILDREN; k++)
 			traced[k] += run.ss.s[j].tid == (uint32_t)pid[k] &&
@@ -1006,14 +1133,14 @@ static void free_in_order(struct __test_metadata *_metadata, struct env *e,
 	close(ran[1]);
 }
 
-TEST_F(aux_sample, sampler_freed_before_inherited_copies)
+TEST_F(aux_sample_pmu, sampler_freed_before_inherited_copies)
 {
 	if (_metadata->skip)
 		return;
 	free_in_order(_metadata, &self->e, true);
 }
 
-TEST_F(aux_sample, inherited_copies_freed_before_sampler)
+TEST_F(aux_sample_pmu, inherited_copies_freed_before_sampler)
 {
 	if (_metadata->skip)
 		return;
@@ -1131,7 +1258,7 @@ TEST_F(aux_sample, positions_rebuild_stream)
 		attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
 		open_sampler(_metadata, e, i, &attr, 0, -1, DATA_PAGES);
 	}
-	hidden_info(_metadata, e->fd[0], &h);
+	hidden_info(_metadata, e, e->fd[0], &h);
 	EXPECT_EQ(h.users, 2);
 
 	enable(_metadata, e, 2, true);
@@ -1166,7 +1293,7 @@ TEST_F(aux_sample, per_cpu_sampler)
 	hidden_attr(&attr, e->type, PERF_COUNT_SW_PAGE_FAULTS, 1,
 		    FAULT_TYPE);
 	open_sampler(_metadata, e, 0, &attr, -1, 0, CPU_DATA_PAGES);
-	hidden_info(_metadata, e->fd[0], &h);
+	hidden_info(_metadata, e, e->fd[0], &h);
 	EXPECT_EQ(h.users, 1);
 
 	enable(_metadata, e, 1, true);
@@ -1175,14 +1302,14 @@ TEST_F(aux_sample, per_cpu_sampler)
 	enable(_metadata, e, 1, false);
 
 	/* Other tasks' IPs are not in this task's text. */
-	check_run(_metadata, &e->map[0], FAULT_TYPE, NULL, false, &run);
+	check_run(_metadata, e, 0, FAULT_TYPE, NULL, false, &run);
 	check_phase(_metadata, &run, &e->a, FN_A(e), FN_B(e),
 		    &e->phases, getpid());
 	check_phase(_metadata, &run, &e->b, FN_B(e), NULL,
 		    &e->phases, getpid());
 	run_free(&run);
 
-	hidden_info(_metadata, e->fd[0], &h);
+	hidden_info(_metadata, e, e->fd[0], &h);
 	EXPECT_EQ(h.misses, 0);
 }
 
