@@ -376,8 +376,8 @@ aux_psb() {
 # instructions.  Up to the last sample, perf script --itrace=b shows the
 # same branches of the program from both (but for the trace's disables
 # and enables around interrupts, to and from address 0, which fall where
-# they may), and --itrace=L and G give each sample the same branch stack
-# and call chain.
+# they may), --itrace=i the same instructions, and --itrace=L and G give
+# each sample the same branch stack and call chain.
 parity() {
 	gcc -nostdlib -static -DLOOPS=20000 -o "$tmp/r" "$here/ranges.S" &&
 	taskset -c 0 "$perf" record -q -o "$tmp/full.data" -e intel_pt//u \
@@ -390,18 +390,23 @@ parity() {
 		! grep -i error "$tmp/$f.b" &&
 		awk '$1 ~ /^branches/ && $2 != 0 && $4 != 0 { print $2, $4 }' \
 			"$tmp/$f.b" > "$tmp/$f.br" &&
+		"$perf" script -i "$tmp/$f.data" --itrace=i0ns -F ip \
+			> "$tmp/$f.i" 2> /dev/null &&
 		"$perf" script -i "$tmp/$f.data" --itrace=L -F event,ip,brstack \
 			> "$tmp/$f.L" 2> /dev/null &&
 		"$perf" script -i "$tmp/$f.data" --itrace=G -F event,ip,sym \
 			> "$tmp/$f.G" 2> /dev/null || return 1
 	done
 	full=$(wc -l < "$tmp/full.br") && aux=$(wc -l < "$tmp/aux.br") &&
+	fulli=$(wc -l < "$tmp/full.i") && auxi=$(wc -l < "$tmp/aux.i") &&
 	samples=$(grep -c instructions "$tmp/aux.L") &&
 	stacks=$(grep -c '0x.*/0x.*/.*0x.*/0x' "$tmp/aux.L") &&
 	chains=$(grep -c -E '^[[:space:]]+[0-9a-f]+ _start$' "$tmp/aux.G") &&
 	echo "branches: $full from the full trace, $aux from the samples;" \
+		"instructions: $fulli and $auxi;" \
 		"$samples samples, $stacks with branch stacks, $chains with call chains" &&
 	[ "$aux" -gt $((full * 9 / 10)) ] && head -n "$aux" "$tmp/full.br" | cmp - "$tmp/aux.br" &&
+	[ "$auxi" -gt $((fulli * 9 / 10)) ] && head -n "$auxi" "$tmp/full.i" | cmp - "$tmp/aux.i" &&
 	[ "$samples" -gt 10 ] && [ "$stacks" = "$samples" ] && [ "$chains" = "$samples" ] &&
 	cmp "$tmp/full.L" "$tmp/aux.L" && cmp "$tmp/full.G" "$tmp/aux.G"
 }
@@ -436,5 +441,5 @@ check "-Aintel_pt: an exec in the middle of a sample, each part decoded against 
 check "-Aintel_pt: perf record into a pipe, perf script out of it, exact flow" pipe
 check "-C 0 -Aintel_pt: two programs on one CPU, each decoded against its own code" cpu_wide
 check "-Aintel_pt: psb_period refused, a sample size too small for a PSB+ warned about" aux_psb
-check "-Aintel_pt and a full trace: the same branches, and for each sample branch stack and call chain" parity
+check "-Aintel_pt and a full trace: the same branches and instructions, and for each sample branch stack and call chain" parity
 exit $failed
