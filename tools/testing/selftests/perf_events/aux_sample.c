@@ -369,19 +369,9 @@ static int pt_sample_trace(const struct ptsim_sample *s, struct ptsim_trace *t,
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
-	ptsim_flow_decode(s->aux.data, s->aux.len, image, &f);
-	if (f.error) {
-		snprintf(t->error, sizeof(t->error), "%s",
-			 pt_errstr(pt_errcode(f.error)));
+	if (ptsim_flow_check(s->aux.data, s->aux.len, s->ip, image, &f,
+			     t->error, sizeof(t->error)))
 		return -1;
-	}
-	if (f.insns && f.disabled_ip != s->ip) {
-		snprintf(t->error, sizeof(t->error),
-			 "trace disabled at %#llx, sample at %#llx",
-			 (unsigned long long)f.disabled_ip,
-			 (unsigned long long)s->ip);
-		return -1;
-	}
 	t->nr = f.insns < PTSIM_FLOW_LAST ? f.insns : PTSIM_FLOW_LAST;
 	t->rec = calloc(t->nr + 1, sizeof(*t->rec));
 	if (!t->rec)

@@ -502,31 +502,12 @@ TEST_F(aux_sample_errors, trace_time_follows_clockid)
 }
 
 /*
- * Intel PT trace of sample @s, all user-mode: it decodes with libipt over
- * @image, this process's code, and ends at the sample's IP.  0, or -1 with
- * the reason in @why.
- */
-static int check_pt_sample(const struct ptsim_sample *s, struct pt_image *image,
-			   char *why, size_t len)
-{
-	struct ptsim_flow f;
-
-	ptsim_flow_decode(s->aux.data, s->aux.len, image, &f);
-	if (f.error)
-		snprintf(why, len, "%s", pt_errstr(pt_errcode(f.error)));
-	else if (f.disabled_ip != s->ip)
-		snprintf(why, len, "trace disabled at %#llx, sample at %#llx",
-			 (unsigned long long)f.disabled_ip,
-			 (unsigned long long)s->ip);
-	return f.error || f.disabled_ip != s->ip ? -1 : 0;
-}
-
-/*
  * Read the samples in @m and check each: @size bytes of trace (or, with
  * @first_empty, the first sample may have none yet), which decodes with
- * contiguous sequence numbers and user IPs only, or with @intel_pt, as
- * check_pt_sample() says.  Returns the number of samples, or -1 with the
- * reason in @why.
+ * contiguous sequence numbers and user IPs only, or with @intel_pt,
+ * Intel PT that decodes with libipt over this process's code to at least
+ * one instruction and ends at the sample's IP (ptsim_flow_check()).
+ * Returns the number of samples, or -1 with the reason in @why.
  */
 static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 			 size_t size, bool first_empty, bool intel_pt,
@@ -536,6 +517,7 @@ static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 	struct ptsim_trace t = {};
 	struct pt_image *image = NULL;
 	struct ptsim_ranges text;
+	struct ptsim_flow f;
 	char what[200];
 	uint64_t lost = 0;
 	int ret, i;
@@ -563,7 +545,10 @@ static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 				 i, ss.s[i].aux.len);
 			ret = -1;
 		} else if (intel_pt) {
-			if (check_pt_sample(&ss.s[i], image, what, sizeof(what))) {
+			strcpy(what, "no instruction");
+			if (ptsim_flow_check(ss.s[i].aux.data, ss.s[i].aux.len,
+					     ss.s[i].ip, image, &f, what,
+					     sizeof(what)) || !f.insns) {
 				snprintf(why, len, "sample %d: %s", i, what);
 				ret = -1;
 			}

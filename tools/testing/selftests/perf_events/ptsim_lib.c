@@ -978,6 +978,30 @@ void ptsim_flow_decode(const uint8_t *trace, size_t len,
 	pt_insn_free_decoder(dec);
 }
 
+/*
+ * Decode Intel PT @trace of a sample taken at @ip, over @image, into @f,
+ * and check it: no libipt error and, if it holds an instruction, disabled
+ * by the interrupt or fault that took the sample, at @ip.  Returns 0, or
+ * -1 with the reason in @why.
+ */
+int ptsim_flow_check(const uint8_t *trace, size_t len, uint64_t ip,
+		     struct pt_image *image, struct ptsim_flow *f,
+		     char *why, size_t why_len)
+{
+	ptsim_flow_decode(trace, len, image, f);
+	if (f->error) {
+		snprintf(why, why_len, "%s", pt_errstr(pt_errcode(f->error)));
+		return -1;
+	}
+	if (f->insns && f->disabled_ip != ip) {
+		snprintf(why, why_len, "trace disabled at %#llx, sample at %#llx",
+			 (unsigned long long)f->disabled_ip,
+			 (unsigned long long)ip);
+		return -1;
+	}
+	return 0;
+}
+
 /* The IP of the @n-th instruction from the end of @f (0: the last), or 0. */
 uint64_t ptsim_flow_ip(const struct ptsim_flow *f, size_t n)
 {

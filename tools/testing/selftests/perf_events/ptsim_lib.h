@@ -156,6 +156,9 @@ struct pt_image;
 struct pt_image *ptsim_self_image(struct ptsim_ranges *text);
 void ptsim_flow_decode(const uint8_t *trace, size_t len,
 		       struct pt_image *image, struct ptsim_flow *f);
+int ptsim_flow_check(const uint8_t *trace, size_t len, uint64_t ip,
+		     struct pt_image *image, struct ptsim_flow *f,
+		     char *why, size_t why_len);
 uint64_t ptsim_flow_ip(const struct ptsim_flow *f, size_t n);
 
 int ptsim_func_range(const char *name, uintptr_t addr, struct ptsim_range *r);
