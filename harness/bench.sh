@@ -3,7 +3,8 @@
 #
 # make bench: the benchmarks, in the plain (non-debug) QEMU kernel (the
 # emulated PMU's and PT's cost last), then perf's decoding of AUX-sample
-# recordings (bench-decode.sh).
+# recordings (bench-decode.sh) and what a sample costs it against the
+# number of streams (bench-streams.sh).
 # Figures are ratios within one run, never absolute times.
 set -euo pipefail
 
@@ -12,3 +13,4 @@ bench=$build/selftests/perf_events
 "$repo/harness/run-guest.sh" -k "$build/kernel/arch/x86/boot/bzImage" -t 2400 \
 	"$bench/ptsim_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} forms intel_pt && $bench/core_trace_bench ${ROUNDS:-5} && $bench/core_trace_bench ${ROUNDS:-5} intel_pt && $repo/qemu/bench/slowdown.sh $build"
 "$repo/harness/bench-decode.sh"
+"$repo/harness/bench-streams.sh"

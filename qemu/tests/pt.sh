@@ -8,8 +8,10 @@
 # address filters and with a TraceStop range, PSBFreq spaces PSBs, and perf
 # record -A gets trace into samples, at exact positions, decoded in time
 # order, also those of per-CPU hidden events with context switches, keeps
-# Intel PT's recording options, and decodes to the branches, branch stacks
-# and call chains that a full trace gives.  TAP.
+# Intel PT's recording options (the sideband of every CPU, the config
+# checked against the caps), and decodes to the branches, branch stacks
+# and call chains that a full trace gives, and where samples lose trace,
+# to its branches but for a gap at each loss reported.  TAP.
 . "$(dirname "$0")/lib/tap.sh"
 loops=100000
 caps=/sys/bus/event_source/devices/intel_pt/caps
@@ -339,6 +341,7 @@ cpu_wide() {
 # for the directories on the way to PATH, made of links too, less PATH.
 sysfs_without() {	# PATH (under /sys)
 	src=/sys dst=$tmp/sys rest=$1
+	rm -rf "$dst"
 	while [ -n "$rest" ]; do
 		next=${rest%%/*}
 		rest=${rest#"$next"}
@@ -411,9 +414,53 @@ parity() {
 	cmp "$tmp/full.L" "$tmp/aux.L" && cmp "$tmp/full.G" "$tmp/aux.G"
 }
 
+# Parity where trace is lost: lfsr.S recorded with a full trace and with
+# -A samples of 4 KiB every 100007 instructions, some 80 KiB of trace
+# apart (TCG's Intel PT compresses no return).  The samples' branches are the full trace's but for gaps, each
+# where perf reports lost trace: no branch is left out unreported, and
+# after each reported loss some are (gapcmp.py).
+losses() {
+	taskset -c 0 "$perf" record -q -o "$tmp/gf.data" -e intel_pt//u "$tmp/lfsr" &&
+	taskset -c 0 "$perf" record -q -o "$tmp/ga.data" -Aintel_pt \
+		--aux-sample=4096 -e instructions:u -c 100007 -m 1024 "$tmp/lfsr" &&
+	for f in gf ga; do
+		"$perf" script -i "$tmp/$f.data" --itrace=be -F event,ip,addr \
+			> "$tmp/$f.b" 2> /dev/null || return 1
+	done &&
+	python3 "$here/gapcmp.py" "$tmp/gf.b" "$tmp/ga.b"
+}
+
+# -C 0 -Aintel_pt traces CPU 0 alone, but a task that runs there may have
+# started elsewhere: as for a plain Intel PT event, a tracking event
+# records the sideband (comm, mmap) of every CPU.  spin_c execs on CPU 1,
+# then moves to CPU 0, where its trace must decode against its code.
+sideband() {
+	taskset -c 1 "$perf" record -q -o "$tmp/e.data" -C 0 -Aintel_pt \
+		--aux-sample=4096 -e instructions:u -c 1000000 -- sh -c \
+		"taskset -c 1 $tmp/spin_c & sleep 1; taskset -p -c 0 \$! > /dev/null; sleep 1; kill \$!" &&
+	"$perf" script -i "$tmp/e.data" --itrace=be -F comm,ip,sym > "$tmp/e.txt" &&
+	! grep -i error "$tmp/e.txt" | grep -v 'code 8: Lost trace data' &&
+	br=$(grep -c '^ *spin_c .* before' "$tmp/e.txt") &&
+	echo "branches: $br in spin_c's before()" && [ "$br" -gt 1000 ]
+}
+
+# perf checks -A's config against the PMU's caps, as a plain Intel PT
+# event's: here those of a CPU whose MTC has periods 0, 3, 6 and 9 only
+# (mtc_periods 249), made up in a sysfs of links.
+aux_config() {
+	sysfs_without bus/event_source/devices/intel_pt/caps/mtc_periods &&
+	echo 249 > "$tmp/sys/bus/event_source/devices/intel_pt/caps/mtc_periods" &&
+	! SYSFS_PATH="$tmp/sys" "$perf" record -o "$tmp/v.data" -Aintel_pt/mtc_period=2/ \
+		-e instructions:u -- true > "$tmp/v.txt" 2>&1 &&
+	cat "$tmp/v.txt" &&
+	grep -q 'Invalid mtc_period for intel_pt. Valid values are: 0,3,6,9' "$tmp/v.txt" &&
+	SYSFS_PATH="$tmp/sys" "$perf" record -q -o "$tmp/v.data" -Aintel_pt/mtc_period=3/ \
+		-e instructions:u -- true
+}
+
 rloops=1000
 lloops=1000000
-echo "1..20"
+echo "1..23"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 build_loop $loops || exit 1
 gcc -nostdlib -static -DLOOPS=$rloops -o "$tmp/ranges" "$here/ranges.S" || exit 1
@@ -421,6 +468,9 @@ gcc -nostdlib -static -o "$tmp/exec_a" "$here/exec.S" || exit 1
 gcc -nostdlib -static -DAFTER -DLOOPS=400000 -o "$tmp/exec_b" "$here/exec.S" || exit 1
 gcc -nostdlib -static -DLOOPS=500000 -o "$tmp/spin_a" "$here/exec.S" || exit 1
 gcc -nostdlib -static -DAFTER -DLOOPS=500000 -o "$tmp/spin_b" "$here/exec.S" || exit 1
+# LOOPS=0: 2^32 calls, until killed
+gcc -nostdlib -static -DLOOPS=0 -o "$tmp/spin_c" "$here/exec.S" || exit 1
+gcc -nostdlib -static -o "$tmp/lfsr" "$here/lfsr.S" || exit 1
 check "intel_pt driver probed with CPUID 0x14's caps" probed
 if check "perf record -e intel_pt//u of a known loop: TSC, TMA and MTC" record; then
 	check "perf script --itrace=i: exactly the instructions it retired" instructions
@@ -442,4 +492,7 @@ check "-Aintel_pt: perf record into a pipe, perf script out of it, exact flow" p
 check "-C 0 -Aintel_pt: two programs on one CPU, each decoded against its own code" cpu_wide
 check "-Aintel_pt: psb_period refused, a sample size too small for a PSB+ warned about" aux_psb
 check "-Aintel_pt and a full trace: the same branches and instructions, and for each sample branch stack and call chain" parity
+check "-Aintel_pt samples that lose trace: the full trace's branches but for a gap at each loss reported" losses
+check "-C 0 -Aintel_pt: the sideband of every CPU, for a task that exec'd on another" sideband
+check "-Aintel_pt's config checked against the caps: an MTC period the CPU lacks refused" aux_config
 exit $failed

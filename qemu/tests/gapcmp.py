@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""gapcmp.py FULL SAMPLED: is the flow that perf script --itrace=be -F
+event,ip,addr printed from -A samples (SAMPLED) the one it printed from a
+full trace of the same run (FULL), but for gaps, each where it reports
+lost trace?
+
+The full trace must have no error.  The samples' flow, cut into pieces at
+each "Lost trace data" error event (any other error fails), must lay on
+the full trace's in order, each piece as a run of it, so that:
+- a piece with no loss before it goes on where the one before it ended
+  (the first: where the full trace starts);
+- a piece after a loss leaves out at least one branch, but for the
+  first, whose loss may be of packets before the program's first branch.
+Branches to or from address 0 (the trace's disables and enables around
+interrupts, which fall where they may) are left out of both.  The
+program must not repeat a piece's flow elsewhere (lfsr.S): each piece is
+laid where it first fits.  Prints the counts, or where the two part, and
+exits 1."""
+import sys
+
+
+def pieces(path, allow_loss):
+    """[(loss_before, branches)] of perf script output at PATH."""
+    out = [[False, []]]
+    for line in open(path):
+        if 'error' in line:
+            if not allow_loss or 'Lost trace data' not in line:
+                sys.exit(f'{path}: {line.strip()}')
+            if out[-1][1]:
+                out.append([True, []])
+            else:
+                out[-1][0] = True
+            continue
+        f = line.split()
+        if len(f) < 4 or not f[0].startswith('branches'):
+            continue
+        if int(f[1], 16) and int(f[3], 16):
+            out[-1][1].append((f[1], f[3]))
+    return [p for p in out if p[1]]
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    (_, full), = pieces(sys.argv[1], False)
+    # One character per distinct branch: str.find lays the pieces.
+    code = {}
+    def text(branches):
+        return ''.join(chr(code.setdefault(b, len(code))) for b in branches)
+    flow = text(full)
+    at = gaps = laid = 0
+    for n, (lost, branches) in enumerate(pieces(sys.argv[2], True)):
+        i = flow.find(text(branches), at)
+        where = f'piece {n} ({len(branches)} branches, from {branches[0]})'
+        if i < 0:
+            sys.exit(f'{where} is not in the full trace after its branch {at}')
+        if not lost and i != at:
+            sys.exit(f'{where} leaves out branches {at} to {i - 1}, and no loss is reported')
+        if lost and i == at and n:
+            sys.exit(f'{where}: a loss is reported, and the piece goes on at branch {at}')
+        gaps += i != at
+        laid += len(branches)
+        at = i + len(branches)
+    print(f'{n + 1} pieces, {laid} of the full trace\'s first {at} branches'
+          f' ({len(full)} in all), {gaps} gaps, each at a reported loss')
+
+
+main()

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A program whose flow never repeats for long: LOOPS times, a step of a
+ * 31-bit Galois LFSR of maximal period (x^31 + x^28 + 1), then a call to
+ * one or to zero by the bit it shifted out.  No 31 steps in a row call the
+ * same sequence as any other 31 of the run, so a piece of its flow tells
+ * where in the run it lies (pt.sh lays -A samples' flow on a full
+ * trace's).  Static, no libc: nothing else runs in user mode.
+ */
+#ifndef LOOPS
+#define LOOPS 200000
+#endif
+	.globl	_start, one, zero
+_start:
+	mov	$LOOPS, %ecx
+	mov	$1, %eax
+1:	shr	%eax
+	jnc	2f
+	xor	$0x48000000, %eax
+	call	one
+	jmp	3f
+2:	call	zero
+3:	dec	%ecx
+	jnz	1b
+	mov	$60, %eax	/* exit(0) */
+	xor	%edi, %edi
+	syscall
+
+	.type	one, @function
+one:	ret
+	.size	one, . - one
+
+	.type	zero, @function
+zero:	ret
+	.size	zero, . - zero
