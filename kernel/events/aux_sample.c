@@ -558,6 +558,75 @@ void perf_aux_sample_inherit(struct task_struct *child)
 	}
 }
 
+/*
+ * The last sample of @sampler, at its task's exit: as if it overflowed,
+ * with the task's user registers and a period of 0.  Only while it and
+ * its hidden event run here: a sampler throttled since its last overflow
+ * still runs (throttling stops its PMU, not the event), and so does the
+ * hidden event, which traced all along.
+ */
+static void aux_sample_exit_sample(struct perf_event *sampler,
+				   struct pt_regs *regs)
+{
+	struct perf_event *hidden = READ_ONCE(sampler->aux_event);
+	perf_overflow_handler_t overflow = READ_ONCE(sampler->overflow_handler);
+	struct perf_sample_data data;
+	int cpu = smp_processor_id();
+
+	if (sampler->state != PERF_EVENT_STATE_ACTIVE ||
+	    sampler->oncpu != cpu || !hidden ||
+	    READ_ONCE(hidden->state) != PERF_EVENT_STATE_ACTIVE ||
+	    READ_ONCE(hidden->oncpu) != cpu)
+		return;
+
+	perf_sample_data_init(&data, 0, 0);
+	overflow(sampler, &data, regs);
+}
+
+/**
+ * perf_aux_sample_exit - give each sampler of an exiting task a last sample
+ * @task: the exiting task, current
+ *
+ * The trace a hidden event writes after its samplers' last sample is in
+ * no sample, and nothing says how much there was: a sampler that the
+ * kernel throttled early, or that fires rarely, would silently leave
+ * out the end of its task's run, and tools would take its last sample
+ * for the end of the trace.  So, before the task's events go, each of
+ * its samplers takes one more sample, with the hidden event's latest
+ * trace and its position: the samples then reach the task's exit, and a
+ * gap before that last sample is told by the positions, as any other.
+ *
+ * Context: process context, from perf_event_exit_task() before any of
+ * the task's events is scheduled out; not for kernel threads, which have
+ * no user registers to sample.  IRQs are disabled for each context's
+ * walk, so that neither the task nor any event of it moves meanwhile.
+ */
+void perf_aux_sample_exit(struct task_struct *task)
+{
+	struct perf_event_context *ctx;
+	struct perf_event *event;
+	unsigned long flags;
+	int ctxn;
+
+	if (task->flags & PF_KTHREAD)
+		return;
+
+	for (ctxn = 0; ctxn < perf_nr_task_contexts; ctxn++) {
+		local_irq_save(flags);
+		ctx = task->perf_event_ctxp[ctxn];
+		if (ctx) {
+			raw_spin_lock(&ctx->lock);
+			list_for_each_entry(event, &ctx->event_list, event_entry) {
+				if (event->attr.aux_sample_type)
+					aux_sample_exit_sample(event,
+							       task_pt_regs(task));
+			}
+			raw_spin_unlock(&ctx->lock);
+		}
+		local_irq_restore(flags);
+	}
+}
+
 /**
  * perf_aux_sample_show_fdinfo - show a sampler's hidden AUX event
  * @m: the fdinfo seq_file

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""gapcmp.py FULL SAMPLED: is the flow that perf script --itrace=be -F
+"""gapcmp.py [--whole] FULL SAMPLED: is the flow that perf script --itrace=be -F
 event,ip,addr printed from -A samples (SAMPLED) the one it printed from a
 full trace of the same run (FULL), but for gaps, each where it reports
 lost trace?
@@ -15,8 +15,10 @@ the full trace's in order, each piece as a run of it, so that:
 Branches to or from address 0 (the trace's disables and enables around
 interrupts, which fall where they may) are left out of both.  The
 program must not repeat a piece's flow elsewhere (lfsr.S): each piece is
-laid where it first fits.  Prints the counts, or where the two part, and
-exits 1."""
+laid where it first fits.  With --whole, the samples must also reach the
+full trace's last branch (the trace up to the program's exit is in
+them), else its end counts as a gap that no loss reports.  Prints the
+counts, or where the two part, and exits 1."""
 import sys
 
 
@@ -41,16 +43,20 @@ def pieces(path, allow_loss):
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    whole = args[:1] == ['--whole']
+    if whole:
+        args = args[1:]
+    if len(args) != 2:
         sys.exit(__doc__)
-    (_, full), = pieces(sys.argv[1], False)
+    (_, full), = pieces(args[0], False)
     # One character per distinct branch: str.find lays the pieces.
     code = {}
     def text(branches):
         return ''.join(chr(code.setdefault(b, len(code))) for b in branches)
     flow = text(full)
     at = gaps = laid = 0
-    for n, (lost, branches) in enumerate(pieces(sys.argv[2], True)):
+    for n, (lost, branches) in enumerate(pieces(args[1], True)):
         i = flow.find(text(branches), at)
         where = f'piece {n} ({len(branches)} branches, from {branches[0]})'
         if i < 0:
@@ -62,6 +68,9 @@ def main():
         gaps += i != at
         laid += len(branches)
         at = i + len(branches)
+    if whole and at != len(full):
+        sys.exit(f'the samples end at branch {at} of {len(full)}, and no loss'
+                 ' is reported after it')
     print(f'{n + 1} pieces, {laid} of the full trace\'s first {at} branches'
           f' ({len(full)} in all), {gaps} gaps, each at a reported loss')
 

@@ -5,7 +5,8 @@
  * one or to zero by the bit it shifted out.  No 31 steps in a row call the
  * same sequence as any other 31 of the run, so a piece of its flow tells
  * where in the run it lies (pt.sh lays -A samples' flow on a full
- * trace's).  Static, no libc: nothing else runs in user mode.
+ * trace's).  With MIGRATE, it moves itself to the other of CPUs 0 and 1
+ * every 16384 steps.  Static, no libc: nothing else runs in user mode.
  */
 #ifndef LOOPS
 #define LOOPS 200000
@@ -20,7 +21,29 @@ _start:
 	call	one
 	jmp	3f
 2:	call	zero
-3:	dec	%ecx
+3:
+#ifdef MIGRATE
+	/* Every 16384 steps, to the other CPU: sched_setaffinity(0, 8, &mask) */
+	test	$0x3fff, %ecx
+	jnz	4f
+	push	%rax
+	push	%rcx
+	mov	%ecx, %edx
+	shr	$14, %edx
+	and	$1, %edx
+	inc	%edx
+	push	%rdx
+	mov	$203, %eax
+	xor	%edi, %edi
+	mov	$8, %esi
+	mov	%rsp, %rdx
+	syscall
+	pop	%rdx
+	pop	%rcx
+	pop	%rax
+4:
+#endif
+	dec	%ecx
 	jnz	1b
 	mov	$60, %eax	/* exit(0) */
 	xor	%edi, %edi

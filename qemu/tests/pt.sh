@@ -430,6 +430,46 @@ losses() {
 	python3 "$here/gapcmp.py" "$tmp/gf.b" "$tmp/ga.b"
 }
 
+# The kernel's sampling heuristics: perf_cpu_time_max_percent PERCENT
+# (tap.sh turned it off; 25 is the default), the rate back at its
+# default (writable only while the heuristic is on).
+heuristics() {	# PERCENT
+	echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent &&
+	echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate &&
+	echo "$1" > /proc/sys/kernel/perf_cpu_time_max_percent
+}
+
+# -A as users run it: the kernel's default sampling heuristics (which
+# throttle these samplers in a debug kernel under TCG), perf's default
+# ring (no -m), no pinning, 16 KiB samples, and a program that moves
+# between the CPUs (lfsr.S with MIGRATE: 12 moves).  The samples'
+# branches are a full trace's, from the first to the last before the
+# program's exit, but for a gap at each loss perf reports (gapcmp.py
+# --whole), and perf decodes every sample that the recording holds.
+users() {	# SAMPLER...: perf record's options for the sampler
+	heuristics 25 && users_record "$@"
+	ret=$?
+	heuristics 0
+	return $ret
+}
+
+users_record() {	# SAMPLER...
+	moves=$("$perf" stat -x, -e cpu-migrations "$tmp/lfsr_move" 2>&1 >/dev/null | cut -d, -f1) &&
+	echo "$moves moves" && [ "$moves" -ge 6 ] &&
+	"$perf" record -q -o "$tmp/uf.data" -e intel_pt//u "$tmp/lfsr_move" &&
+	"$perf" record -q -o "$tmp/ua.data" -Aintel_pt --aux-sample=16384 "$@" "$tmp/lfsr_move" &&
+	"$perf" script -i "$tmp/uf.data" --itrace=be -F event,ip,addr \
+		> "$tmp/uf.b" 2> /dev/null &&
+	"$perf" script -v -i "$tmp/ua.data" --itrace=be -F event,ip,addr \
+		> "$tmp/ua.b" 2> "$tmp/ua.v" &&
+	held=$("$perf" report -i "$tmp/ua.data" -D 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE') &&
+	grep '^AUX samples' "$tmp/ua.v" &&
+	decoded=$(sed -n 's/^AUX samples: \([0-9]*\),.*/\1/p' "$tmp/ua.v") &&
+	echo "samples: $held in perf.data, $decoded decoded" &&
+	[ "$held" -gt 0 ] && [ "$decoded" = "$held" ] &&
+	python3 "$here/gapcmp.py" --whole "$tmp/uf.b" "$tmp/ua.b"
+}
+
 # -C 0 -Aintel_pt traces CPU 0 alone, but a task that runs there may have
 # started elsewhere: as for a plain Intel PT event, a tracking event
 # records the sideband (comm, mmap) of every CPU.  spin_c execs on CPU 1,
@@ -460,7 +500,7 @@ aux_config() {
 
 rloops=1000
 lloops=1000000
-echo "1..23"
+echo "1..26"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 build_loop $loops || exit 1
 gcc -nostdlib -static -DLOOPS=$rloops -o "$tmp/ranges" "$here/ranges.S" || exit 1
@@ -471,6 +511,7 @@ gcc -nostdlib -static -DAFTER -DLOOPS=500000 -o "$tmp/spin_b" "$here/exec.S" || 
 # LOOPS=0: 2^32 calls, until killed
 gcc -nostdlib -static -DLOOPS=0 -o "$tmp/spin_c" "$here/exec.S" || exit 1
 gcc -nostdlib -static -o "$tmp/lfsr" "$here/lfsr.S" || exit 1
+gcc -nostdlib -static -DMIGRATE -o "$tmp/lfsr_move" "$here/lfsr.S" || exit 1
 check "intel_pt driver probed with CPUID 0x14's caps" probed
 if check "perf record -e intel_pt//u of a known loop: TSC, TMA and MTC" record; then
 	check "perf script --itrace=i: exactly the instructions it retired" instructions
@@ -493,6 +534,9 @@ check "-C 0 -Aintel_pt: two programs on one CPU, each decoded against its own co
 check "-Aintel_pt: psb_period refused, a sample size too small for a PSB+ warned about" aux_psb
 check "-Aintel_pt and a full trace: the same branches and instructions, and for each sample branch stack and call chain" parity
 check "-Aintel_pt samples that lose trace: the full trace's branches but for a gap at each loss reported" losses
+check "-Aintel_pt as users run it, instructions:u -c 2000: a full trace's branches to the exit but for reported gaps" users -e instructions:u -c 2000
+check "-Aintel_pt as users run it, cpu-clock:u every 20 us: a full trace's branches to the exit but for reported gaps" users -e cpu-clock:u -c 20000
+check "-Aintel_pt as users run it, a tracepoint sampler (its own syscalls): a full trace's branches to the exit but for reported gaps" users -e syscalls:sys_enter_sched_setaffinity -c 1
 check "-C 0 -Aintel_pt: the sideband of every CPU, for a task that exec'd on another" sideband
 check "-Aintel_pt's config checked against the caps: an MTC period the CPU lacks refused" aux_config
 exit $failed

@@ -1053,6 +1053,52 @@ TEST_F(aux_sample_pmu, forked_child_samples_own_trace)
 }
 
 /*
+ * A sampler that never overflows still gives each task one sample at its
+ * exit, with period 0, at the task's last user IP, and the trace that
+ * led there: here a forked child's, which ran phase B and exited.  Trace
+ * written after a sampler's last overflow is in no other sample (the
+ * kernel may have throttled the sampler since), and without this one
+ * nothing would say that there was any.
+ */
+TEST_F(aux_sample_pmu, exit_takes_a_last_sample)
+{
+	const uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			      PERF_SAMPLE_PERIOD;
+	struct env *e = &self->e;
+	struct perf_event_attr attr;
+	struct run run = {};
+	int status;
+	pid_t pid;
+
+	if (_metadata->skip)
+		return;
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK, UINT64_MAX >> 2,
+		    type);
+	attr.inherit = 1;
+	open_sampler(_metadata, e, 0, &attr, 0, 0, DATA_PAGES);
+	enable(_metadata, e, 1, true);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		phase_b(&e->b);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	enable(_metadata, e, 1, false);
+
+	/* Its trace decodes and, on Intel PT, ends at the sample's IP. */
+	check_run(_metadata, e, 0, type, &e->text, true, &run);
+	ASSERT_EQ(run.ss.nr, 1);
+	EXPECT_EQ(run.ss.s[0].tid, pid);
+	EXPECT_EQ(run.ss.s[0].period, 0);
+	/* ptsim: phase B in it; Intel PT: its last 1024 instructions, libc's */
+	if (!e->image)
+		EXPECT_GT(count_in(&run.t[0], FN_B(e)), 0);
+	run_free(&run);
+}
+
+/*
  * Freeing in either order: this task's inherited sampler, and so the
  * hidden event, goes while forked children that inherited both still run
  * (their copies are freed with the original), or the children exit first

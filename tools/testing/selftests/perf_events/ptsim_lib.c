@@ -970,8 +970,12 @@ void ptsim_flow_decode(const uint8_t *trace, size_t len,
 		if (status < 0 || (status & pts_eos))
 			break;
 		status = pt_insn_next(dec, &insn, sizeof(insn));
-		if (status >= 0)
-			f->last_ip[f->insns++ % PTSIM_FLOW_LAST] = insn.ip;
+		if (status < 0)
+			break;
+		f->last_ip[f->insns++ % PTSIM_FLOW_LAST] = insn.ip;
+		/* A system call leaves user mode, back to after it. */
+		if (insn.iclass == ptic_far_call)
+			f->disabled_ip = insn.ip + insn.size;
 	}
 	if (status < 0 && status != -pte_eos)
 		f->error = status;
@@ -981,7 +985,8 @@ void ptsim_flow_decode(const uint8_t *trace, size_t len,
 /*
  * Decode Intel PT @trace of a sample taken at @ip, over @image, into @f,
  * and check it: no libipt error and, if it holds an instruction, disabled
- * by the interrupt or fault that took the sample, at @ip.  Returns 0, or
+ * by the interrupt or fault that took the sample, at @ip, or by a system
+ * call that returns to @ip (the sample a task takes at its exit).  Returns 0, or
  * -1 with the reason in @why.
  */
 int ptsim_flow_check(const uint8_t *trace, size_t len, uint64_t ip,
