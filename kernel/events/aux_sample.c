@@ -44,7 +44,7 @@
  * @event: the hidden event (inherited copies point here too)
  * @attr: the attributes it was created with, the key samplers must match
  * @task: the task it traces (kept by the event's hw.target), NULL per CPU
- * @cpu: the CPU it counts on, or -1
+ * @cpu: the CPU it counts on, or -1 (always, for a task)
  * @user: the user its buffers are charged to
  * @nr_pages: AUX pages in its buffer and in each inherited copy's
  * @users: original samplers linked to it
@@ -266,7 +266,14 @@ static void aux_hidden_put(struct perf_aux_hidden *h)
 		perf_event_release_kernel(event);
 }
 
-/* The hidden event that @sampler asks for, on @task, not yet created. */
+/*
+ * The hidden event that @sampler asks for, on @task, not yet created.
+ * A task's hidden event follows it on every CPU, also for a sampler bound
+ * to one (perf opens a task's samplers once per CPU): the task's trace is
+ * one stream, whose samples on any CPU say what it did before, and whose
+ * end, in the sample it takes at exit (perf_aux_sample_exit()), is not
+ * left behind on a CPU it last ran on before it moved.
+ */
 static struct perf_aux_hidden *aux_hidden_alloc(struct perf_event *sampler,
 						struct task_struct *task)
 {
@@ -276,7 +283,7 @@ static struct perf_aux_hidden *aux_hidden_alloc(struct perf_event *sampler,
 		return NULL;
 	aux_hidden_attr(&h->attr, &sampler->attr);
 	h->task = task;
-	h->cpu = sampler->cpu;
+	h->cpu = task ? -1 : sampler->cpu;
 	h->user = get_current_user();
 	h->nr_pages = aux_sample_pages(sampler->attr.aux_sample_size);
 	h->users = 1;

@@ -446,7 +446,11 @@ heuristics() {	# PERCENT
 # branches are a full trace's, from the first to the last before the
 # program's exit, but for a gap at each loss perf reports (gapcmp.py
 # --whole), and perf decodes every sample that the recording holds.
-users() {	# SAMPLER...: perf record's options for the sampler
+# --kernel: the sampler is not user-only, so neither is its trace, which
+# perf cannot decode in the kernel (gapcmp.py --kernel).
+users() {	# [--kernel] SAMPLER...: perf record's options for the sampler
+	kernel=
+	[ "$1" = --kernel ] && kernel=$1 && shift
 	heuristics 25 && users_record "$@"
 	ret=$?
 	heuristics 0
@@ -467,7 +471,7 @@ users_record() {	# SAMPLER...
 	decoded=$(sed -n 's/^AUX samples: \([0-9]*\),.*/\1/p' "$tmp/ua.v") &&
 	echo "samples: $held in perf.data, $decoded decoded" &&
 	[ "$held" -gt 0 ] && [ "$decoded" = "$held" ] &&
-	python3 "$here/gapcmp.py" --whole "$tmp/uf.b" "$tmp/ua.b"
+	python3 "$here/gapcmp.py" --whole $kernel "$tmp/uf.b" "$tmp/ua.b"
 }
 
 # -C 0 -Aintel_pt traces CPU 0 alone, but a task that runs there may have
@@ -536,7 +540,7 @@ check "-Aintel_pt and a full trace: the same branches and instructions, and for 
 check "-Aintel_pt samples that lose trace: the full trace's branches but for a gap at each loss reported" losses
 check "-Aintel_pt as users run it, instructions:u -c 2000: a full trace's branches to the exit but for reported gaps" users -e instructions:u -c 2000
 check "-Aintel_pt as users run it, cpu-clock:u every 20 us: a full trace's branches to the exit but for reported gaps" users -e cpu-clock:u -c 20000
-check "-Aintel_pt as users run it, a tracepoint sampler (its own syscalls): a full trace's branches to the exit but for reported gaps" users -e syscalls:sys_enter_sched_setaffinity -c 1
+check "-Aintel_pt as users run it, a tracepoint sampler (its own syscalls): a full trace's branches to the exit but for reported gaps" users --kernel -e syscalls:sys_enter_sched_setaffinity -c 1
 check "-C 0 -Aintel_pt: the sideband of every CPU, for a task that exec'd on another" sideband
 check "-Aintel_pt's config checked against the caps: an MTC period the CPU lacks refused" aux_config
 exit $failed

@@ -112,6 +112,12 @@ static int auxsample__add(struct auxsample_resolver *r,
 	err = auxsample_resolver__owned_stream(r, pos->stream, owner, &s);
 	if (err)
 		return err;
+	/*
+	 * A task's stream follows it from CPU to CPU: its trace is no one
+	 * CPU's, whichever CPU's sampler took the sample.
+	 */
+	if (proto->tid != -1)
+		proto->cpu.cpu = -1;
 	started = s->started;
 	auxsample_stream__add(s, pos, &piece);
 	if (!piece.len)
