@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""gapcmp.py [--whole] [--kernel] FULL SAMPLED: is the flow that perf
+"""gapcmp.py [--whole] FULL SAMPLED: is the flow that perf
 script --itrace=be -F event,ip,addr printed from -A samples (SAMPLED) the
 one it printed from a full trace of the same run (FULL), but for gaps,
 each where it reports lost trace?
@@ -20,34 +20,15 @@ laid where it first fits.
 --whole: the samples must also reach the full trace's last branch (the
 trace up to the program's exit is in them), else its end counts as a gap
 that no loss reports.
---kernel: the samples hold kernel trace too (the hidden event of a
-sampler that is not user-only): branches from or to kernel addresses are
-left out as those from or to 0 are, and errors at kernel addresses (perf
-cannot decode the kernel without its image) are not losses.
 Prints the counts, or where the two part, and exits 1."""
 import sys
 
 
-def user(addr, kernel):
-    """Whether ADDR is a branch's end in the traced program: not 0, nor
-    with --kernel a kernel address."""
-    a = int(addr, 16)
-    return a and not (kernel and a >> 63)
-
-
-def kernel_error(line):
-    """Whether error LINE is at a kernel address."""
-    f = line.split()
-    return 'ip' in f and int(f[f.index('ip') + 1], 16) >> 63 == 1
-
-
-def pieces(path, allow_loss, kernel=False):
+def pieces(path, allow_loss):
     """[(loss_before, branches)] of perf script output at PATH."""
     out = [[False, []]]
     for line in open(path):
         if 'error' in line:
-            if kernel and kernel_error(line):
-                continue
             if not allow_loss or 'Lost trace data' not in line:
                 sys.exit(f'{path}: {line.strip()}')
             if out[-1][1]:
@@ -58,7 +39,7 @@ def pieces(path, allow_loss, kernel=False):
         f = line.split()
         if len(f) < 4 or not f[0].startswith('branches'):
             continue
-        if user(f[1], kernel) and user(f[3], kernel):
+        if int(f[1], 16) and int(f[3], 16):
             out[-1][1].append((f[1], f[3]))
     return [p for p in out if p[1]]
 
@@ -66,7 +47,7 @@ def pieces(path, allow_loss, kernel=False):
 def main():
     opts = [a for a in sys.argv[1:] if a.startswith('--')]
     args = [a for a in sys.argv[1:] if not a.startswith('--')]
-    if len(args) != 2 or set(opts) - {'--whole', '--kernel'}:
+    if len(args) != 2 or set(opts) - {'--whole'}:
         sys.exit(__doc__)
     (_, full), = pieces(args[0], False)
     # One character per distinct branch: str.find lays the pieces.
@@ -75,8 +56,7 @@ def main():
         return ''.join(chr(code.setdefault(b, len(code))) for b in branches)
     flow = text(full)
     at = gaps = laid = 0
-    for n, (lost, branches) in enumerate(pieces(args[1], True,
-                                                '--kernel' in opts)):
+    for n, (lost, branches) in enumerate(pieces(args[1], True)):
         i = flow.find(text(branches), at)
         where = f'piece {n} ({len(branches)} branches, from {branches[0]})'
         if i < 0:
