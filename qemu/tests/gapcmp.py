@@ -18,14 +18,15 @@ program must not repeat a piece's flow elsewhere (lfsr.S): each piece is
 laid where it first fits.
 
 --whole: the samples must also reach the full trace's last branch (the
-trace up to the program's exit is in them), else its end counts as a gap
-that no loss reports.
+trace up to the program's exit is in them), or a loss be reported after
+their last branch; else the end counts as a gap that no loss reports.
 Prints the counts, or where the two part, and exits 1."""
 import sys
 
 
 def pieces(path, allow_loss):
-    """[(loss_before, branches)] of perf script output at PATH."""
+    """[(loss_before, branches)] of perf script output at PATH, and a last
+    (True, []) if a loss is reported after the last branch."""
     out = [[False, []]]
     for line in open(path):
         if 'error' in line:
@@ -41,7 +42,7 @@ def pieces(path, allow_loss):
             continue
         if int(f[1], 16) and int(f[3], 16):
             out[-1][1].append((f[1], f[3]))
-    return [p for p in out if p[1]]
+    return [p for p in out[:-1] if p[1]] + [out[-1]]
 
 
 def main():
@@ -50,13 +51,16 @@ def main():
     if len(args) != 2 or set(opts) - {'--whole'}:
         sys.exit(__doc__)
     (_, full), = pieces(args[0], False)
+    sampled = pieces(args[1], True)
+    tail_lost = sampled[-1][0] and not sampled[-1][1]
+    sampled = [p for p in sampled if p[1]]
     # One character per distinct branch: str.find lays the pieces.
     code = {}
     def text(branches):
         return ''.join(chr(code.setdefault(b, len(code))) for b in branches)
     flow = text(full)
     at = gaps = laid = 0
-    for n, (lost, branches) in enumerate(pieces(args[1], True)):
+    for n, (lost, branches) in enumerate(sampled):
         i = flow.find(text(branches), at)
         where = f'piece {n} ({len(branches)} branches, from {branches[0]})'
         if i < 0:
@@ -68,11 +72,12 @@ def main():
         gaps += i != at
         laid += len(branches)
         at = i + len(branches)
-    if '--whole' in opts and at != len(full):
+    if '--whole' in opts and at != len(full) and not tail_lost:
         sys.exit(f'the samples end at branch {at} of {len(full)}, and no loss'
                  ' is reported after it')
     print(f'{n + 1} pieces, {laid} of the full trace\'s first {at} branches'
-          f' ({len(full)} in all), {gaps} gaps, each at a reported loss')
+          f' ({len(full)} in all), {gaps} gaps, each at a reported loss'
+          + (', the rest reported lost' if at != len(full) and tail_lost else ''))
 
 
 main()

@@ -130,7 +130,7 @@ check_script()
 			printf "%s: %s\n", msg, $0
 	}
 	/^ *instruction trace error / {
-		if ($0 !~ /Lost trace data: [1-9][0-9]* bytes before this AUX sample$/) {
+		if ($0 !~ /Lost trace data: ([1-9][0-9]* bytes before this AUX sample|all after this AUX sample \(byte [0-9]+\))$/) {
 			fail("Decoding error")
 			next
 		}

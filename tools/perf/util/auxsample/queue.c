@@ -169,6 +169,38 @@ int auxsample__check(struct auxsample_resolver *r,
 }
 
 /**
+ * auxsample__delivered - note an AUX sample with trace as its stream's last
+ * @r: the session's resolver
+ * @session: the session
+ * @sample: a sample of a stream @r has, delivered in time order
+ *
+ * The kernel has each sampler of a task take a sample at the task's exit
+ * (period 0), whose trace reaches the exit: a stream whose last sample is
+ * another ends with trace that no sample holds.
+ */
+void auxsample__delivered(struct auxsample_resolver *r,
+			  struct perf_session *session,
+			  struct perf_sample *sample)
+{
+	struct auxsample_stream *s;
+	struct auxsample_pos pos;
+	const void *trace;
+
+	if (!sample->aux_sample.size ||
+	    auxsample__parse(sample->aux_sample.data, sample->aux_sample.size,
+			     session->header.needs_swap, &pos, &trace) ||
+	    !pos.size)
+		return;
+	s = auxsample_resolver__find(r, pos.stream);
+	if (!s)
+		return;
+	s->last.time = sample->time;
+	auxsample__owner(session, sample, &s->last.pid, &s->last.tid,
+			 &s->last.cpu);
+	s->last.at_exit = !sample->period;
+}
+
+/**
  * auxsample__queue - queue the new trace of an AUX sample as it is delivered
  * @r: the session's resolver
  * @queues: the decoder's queues; stream N (in order of first sight) goes

@@ -27,6 +27,9 @@ int auxsample__has_positions(struct evlist *evlist);
 int auxsample__check(struct auxsample_resolver *r,
 		     struct perf_session *session, struct perf_sample *sample,
 		     struct auxsample_pos *pos, const void **trace);
+void auxsample__delivered(struct auxsample_resolver *r,
+			  struct perf_session *session,
+			  struct perf_sample *sample);
 int auxsample__queue(struct auxsample_resolver *r,
 		     struct auxtrace_queues *queues,
 		     struct perf_session *session,

@@ -250,6 +250,12 @@ static void auxsample__hidden(struct evlist *evlist,
 		attr->aux_sample_size = size;
 		attr->aux_sample_flags = position ? PERF_AUX_SAMPLE_POSITION : 0;
 		evsel__set_sample_bit(evsel, AUX);
+		/*
+		 * A task's last sample, which the kernel takes at its exit
+		 * with the trace up to it, has period 0: without the field
+		 * it would read as the attr's (see auxsample__delivered()).
+		 */
+		evsel__set_sample_bit(evsel, PERIOD);
 	}
 }
 

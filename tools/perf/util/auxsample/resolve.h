@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
 
@@ -37,6 +38,13 @@ struct auxsample_stream {
 	u64		lost;		/* bytes missing between samples */
 	unsigned int	idx;		/* 0 for the first stream seen, 1, ... */
 	bool		started;
+	/* the last sample with trace delivered, in time order */
+	struct {
+		u64	time;
+		pid_t	pid, tid;	/* -1: a CPU's stream */
+		int	cpu;
+		bool	at_exit;	/* its task's last (period 0) */
+	} last;
 };
 
 struct auxsample_resolver {
