@@ -418,9 +418,9 @@ parity() {
 		"$samples samples and the exit's, $stacks with branch stacks, $chains with call chains" &&
 	[ "$aux" -gt $((full * 9 / 10)) ] && head -n "$aux" "$tmp/full.br" | cmp - "$tmp/aux.br" &&
 	[ "$auxi" -gt $((fulli * 9 / 10)) ] && [ "$auxi" -le $((fulli + 1)) ] &&
-	n=$fulli && { [ "$auxi" -ge "$n" ] || n=$auxi; } &&
-	head -n "$n" "$tmp/full.i" > "$tmp/full.i1" &&
-	head -n "$n" "$tmp/aux.i" | cmp - "$tmp/full.i1" &&
+	both=$fulli && { [ "$auxi" -ge "$both" ] || both=$auxi; } &&
+	head -n "$both" "$tmp/full.i" > "$tmp/full.i1" &&
+	head -n "$both" "$tmp/aux.i" | cmp - "$tmp/full.i1" &&
 	[ "$samples" -gt 10 ] && [ "$stacks" = "$samples" ] && [ "$chains" = "$samples" ] &&
 	cmp "$tmp/full.L" "$tmp/aux.L1" && cmp "$tmp/full.G1" "$tmp/aux.G1"
 }
@@ -456,7 +456,9 @@ heuristics() {	# PERCENT
 # between the CPUs (lfsr.S with MIGRATE: 12 moves).  The samples'
 # branches are a full trace's, from the first to the last before the
 # program's exit, but for a gap at each loss perf reports (gapcmp.py
-# --whole), and perf decodes every sample that the recording holds.
+# --whole), and perf decodes every sample that the recording holds.  With
+# a perf buffer (-m) too small for the samples, samples are lost, the
+# exit's too: the trace after the last sample kept must be reported lost.
 users() {	# SAMPLER...: perf record's options for the sampler
 	heuristics 25 && users_record "$@"
 	ret=$?
@@ -511,7 +513,7 @@ aux_config() {
 
 rloops=1000
 lloops=1000000
-echo "1..25"
+echo "1..26"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 build_loop $loops || exit 1
 gcc -nostdlib -static -DLOOPS=$rloops -o "$tmp/ranges" "$here/ranges.S" || exit 1
@@ -547,6 +549,7 @@ check "-Aintel_pt and a full trace: the same branches and instructions, and for 
 check "-Aintel_pt samples that lose trace: the full trace's branches but for a gap at each loss reported" losses
 check "-Aintel_pt as users run it, instructions:u -c 2000: a full trace's branches to the exit but for reported gaps" users -e instructions:u -c 2000
 check "-Aintel_pt as users run it, cpu-clock:u every 20 us: a full trace's branches to the exit but for reported gaps" users -e cpu-clock:u -c 20000
+check "-Aintel_pt with a buffer too small for its samples: the trace after the last sample perf kept reported lost" users -e instructions:u -c 2000 -m 8
 check "-C 0 -Aintel_pt: the sideband of every CPU, for a task that exec'd on another" sideband
 check "-Aintel_pt's config checked against the caps: an MTC period the CPU lacks refused" aux_config
 exit $failed

@@ -358,10 +358,24 @@ check_threads() {
 	! grep -q 'cannot have' "$base.out" "$base.err"
 }
 
+# The third: the last stream cut as for cuts, its last sample not the one
+# the kernel takes at the task's exit (lost, or the recording ended
+# first): perf reports the trace after it as lost, once, up to the end.
+check_no_exit() {
+	local base="$WORK/no_exit"
+
+	python3 "$SYNTH" --pt "$DATADIR/$name.pt" --bin "$BIN" --org "$ORG" \
+		--size "$STRIDE" --stride "$STRIDE" --no-exit -o "$base" &&
+	script_in_limit "$base" || return 1
+	grep 'Lost trace data' "$base.out" | sed 's/^/# /'
+	[ "$(grep -c 'Lost trace data' "$base.out")" = 1 ] &&
+	grep -q "Lost trace data: all after this AUX sample (byte $PT_LEN)\$" "$base.out"
+}
+
 VARIANTS=(whole overlap gap cuts)
 EXTRA=${EXTRA:-}
 echo "TAP version 13"
-echo "1..$(( ${#names[@]} * ${#VARIANTS[@]} + 2 ))"
+echo "1..$(( ${#names[@]} * ${#VARIANTS[@]} + 3 ))"
 echo "# $("$PERF" version 2>/dev/null); overlap: size $SIZE; gap: $GAP;" \
 	"cuts: $STRIDE bytes"
 
@@ -419,7 +433,8 @@ for name in "${names[@]}"; do
 done
 
 for check in "made_up|made up: a new stream in each of its samples, refused" \
-	       "threads|threads: a thread per sample, each freed when it exits"; do
+	       "threads|threads: a thread per sample, each freed when it exits" \
+	       "no_exit|no sample at the exit: the trace after the last reported lost"; do
 	n=$((n + 1))
 	label="$name ${check#*|}"
 	if "check_${check%%|*}"; then

@@ -141,12 +141,13 @@ def exit_(tid, time):
     return record(R_EXIT, 0, body + id_sample(time, tid))
 
 
-def sample(ip, time, stream, offset, trace, tid=TID):
-    """A sample with the kernel's AUX layout: position, padding, trace."""
+def sample(ip, time, stream, offset, trace, tid=TID, period=1):
+    """A sample with the kernel's AUX layout: position, padding, trace.
+    Period 0 for the one the kernel takes at the task's exit."""
     hdr = struct.pack('<QQQ', stream, offset, len(trace))
     aux = hdr + bytes(-(len(hdr) + len(trace)) % 8) + trace
     body = struct.pack('<QQIIQIIQQ', SAMPLE_ID, ip, PID, tid, time,
-                       CPU, 0, 1, len(aux)) + aux
+                       CPU, 0, period, len(aux)) + aux
     return record(R_SAMPLE, MISC_USER, body)
 
 
@@ -218,6 +219,9 @@ def main():
                     help='(made-up file) each sample in a new stream')
     ap.add_argument('--threads', action='store_true',
                     help='each sample in the stream of a new thread')
+    ap.add_argument('--no-exit', action='store_true',
+                    help='the last sample is not the one the kernel takes '
+                    'at the task\'s exit')
     ap.add_argument('--misplace', type=int, default=-1, metavar='N',
                     help='(test the test) say sample N starts 1 byte later')
     ap.add_argument('-o', '--output', required=True)
@@ -256,7 +260,10 @@ def main():
         new = args.new_streams or args.threads
         sid = STREAM_ID + i if new else STREAM_ID
         tid = TID + 1 + i if args.threads else TID
-        data += sample(args.org, 100 + i, sid, at, stream[off:off + n], tid)
+        # A stream's last sample is its task's exit's
+        last = new or (i == len(pieces) - 1 and not args.no_exit)
+        data += sample(args.org, 100 + i, sid, at, stream[off:off + n], tid,
+                       0 if last else 1)
         if args.threads:
             data += exit_(tid, 100 + i)
         data += record(R_FINISHED_ROUND, 0, b'')
