@@ -129,8 +129,12 @@ check_script()
 		if (errors++ < 10)
 			printf "%s: %s\n", msg, $0
 	}
+	BEGIN {
+		lost_re = "Lost trace data: ([1-9][0-9]* bytes before this AUX sample|"
+		lost_re = lost_re "all after this AUX sample \\(byte [0-9]+\\))$"
+	}
 	/^ *instruction trace error / {
-		if ($0 !~ /Lost trace data: ([1-9][0-9]* bytes before this AUX sample|all after this AUX sample \(byte [0-9]+\))$/) {
+		if ($0 !~ lost_re) {
 			fail("Decoding error")
 			next
 		}

@@ -147,8 +147,8 @@ void ptsim_ranges_free(struct ptsim_ranges *text);
 #define PTSIM_FLOW_LAST		1024
 struct ptsim_flow {
 	uint64_t	insns;
-	uint64_t	disabled_ip;	/* where an interrupt last disabled it,
-					 * or a system call returns to */
+	/* where an interrupt last disabled it, or a system call returns to */
+	uint64_t	disabled_ip;
 	int		error;		/* libipt's, after the first sync */
 	uint64_t	last_ip[PTSIM_FLOW_LAST];	/* a ring of the last */
 };
