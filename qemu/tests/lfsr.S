@@ -6,7 +6,7 @@
  * same sequence as any other 31 of the run, so a piece of its flow tells
  * where in the run it lies (pt.sh lays -A samples' flow on a full
  * trace's).  With MIGRATE, it moves itself to the other of CPUs 0 and 1
- * every 16384 steps.  Static, no libc: nothing else runs in user mode.
+ * every 16384 steps, at migrate (a place for a probe).  Static, no libc: nothing else runs in user mode.
  */
 #ifndef LOOPS
 #define LOOPS 200000
@@ -26,6 +26,9 @@ _start:
 	/* Every 16384 steps, to the other CPU: sched_setaffinity(0, 8, &mask) */
 	test	$0x3fff, %ecx
 	jnz	4f
+	.globl	migrate
+	.type	migrate, @function
+migrate:
 	push	%rax
 	push	%rcx
 	mov	%ecx, %edx

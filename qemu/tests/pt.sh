@@ -466,6 +466,15 @@ users() {	# SAMPLER...: perf record's options for the sampler
 	return $ret
 }
 
+# A tracepoint sampler: a uprobe event at lfsr.S's migrate (12 hits), of
+# user mode as its hits are; 1.5 MiB of trace between its samples.
+probe_users() {
+	"$perf" probe -q -x "$tmp/lfsr_move" -a migrate && users -e probe_lfsr_move:migrate:u
+	ret=$?
+	"$perf" probe -q -d 'probe_lfsr_move:*'
+	return $ret
+}
+
 users_record() {	# SAMPLER...
 	moves=$("$perf" stat -x, -e cpu-migrations "$tmp/lfsr_move" 2>&1 >/dev/null | cut -d, -f1) &&
 	echo "$moves moves" && [ "$moves" -ge 6 ] &&
@@ -513,7 +522,7 @@ aux_config() {
 
 rloops=1000
 lloops=1000000
-echo "1..26"
+echo "1..27"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 build_loop $loops || exit 1
 gcc -nostdlib -static -DLOOPS=$rloops -o "$tmp/ranges" "$here/ranges.S" || exit 1
@@ -549,6 +558,7 @@ check "-Aintel_pt and a full trace: the same branches and instructions, and for 
 check "-Aintel_pt samples that lose trace: the full trace's branches but for a gap at each loss reported" losses
 check "-Aintel_pt as users run it, instructions:u -c 2000: a full trace's branches to the exit but for reported gaps" users -e instructions:u -c 2000
 check "-Aintel_pt as users run it, cpu-clock:u every 20 us: a full trace's branches to the exit but for reported gaps" users -e cpu-clock:u -c 20000
+check "-Aintel_pt as users run it, a tracepoint sampler (a uprobe): a full trace's branches to the exit but for reported gaps" probe_users
 check "-Aintel_pt with a buffer too small for its samples: the trace after the last sample perf kept reported lost" users -e instructions:u -c 2000 -m 8
 check "-C 0 -Aintel_pt: the sideband of every CPU, for a task that exec'd on another" sideband
 check "-Aintel_pt's config checked against the caps: an MTC period the CPU lacks refused" aux_config
