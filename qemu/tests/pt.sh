@@ -457,8 +457,10 @@ heuristics() {	# PERCENT
 # branches are a full trace's, from the first to the last before the
 # program's exit, but for a gap at each loss perf reports (gapcmp.py
 # --whole), and perf decodes every sample that the recording holds.  With
-# a perf buffer (-m) too small for the samples, samples are lost, the
-# exit's too: the trace after the last sample kept must be reported lost.
+# a perf buffer (-m) too small for the samples, samples are lost: the gaps
+# they leave must be reported, by the positions of the samples after them
+# or, where the exit's was lost too, as the trace after the last sample
+# perf kept (which perf_test conformance's no_exit case tests for sure).
 users() {	# SAMPLER...: perf record's options for the sampler
 	heuristics 25 && users_record "$@"
 	ret=$?
@@ -559,7 +561,7 @@ check "-Aintel_pt samples that lose trace: the full trace's branches but for a g
 check "-Aintel_pt as users run it, instructions:u -c 2000: a full trace's branches to the exit but for reported gaps" users -e instructions:u -c 2000
 check "-Aintel_pt as users run it, cpu-clock:u every 20 us: a full trace's branches to the exit but for reported gaps" users -e cpu-clock:u -c 20000
 check "-Aintel_pt as users run it, a tracepoint sampler (a uprobe): a full trace's branches to the exit but for reported gaps" probe_users
-check "-Aintel_pt with a buffer too small for its samples: the trace after the last sample perf kept reported lost" users -e instructions:u -c 2000 -m 8
+check "-Aintel_pt with a buffer too small for its samples: a full trace's branches to the exit but for reported gaps" users -e instructions:u -c 2000 -m 8
 check "-C 0 -Aintel_pt: the sideband of every CPU, for a task that exec'd on another" sideband
 check "-Aintel_pt's config checked against the caps: an MTC period the CPU lacks refused" aux_config
 exit $failed
