@@ -460,7 +460,7 @@ heuristics() {	# PERCENT
 # a perf buffer (-m) too small for the samples, samples are lost: the gaps
 # they leave must be reported, by the positions of the samples after them
 # or, where the exit's was lost too, as the trace after the last sample
-# perf kept (which perf_test conformance's no_exit case tests for sure).
+# perf kept (which perf test conformance's no_exit case tests for sure).
 users() {	# SAMPLER...: perf record's options for the sampler
 	heuristics 25 && users_record "$@"
 	ret=$?
