@@ -244,7 +244,7 @@ static void read_prstatus(struct core_notes *cn, const uint8_t *desc,
 	cn->nr_tid++;
 }
 
-/* Collect the notes of one PT_NOTE segment; -1 if it is malformed. */
+/* Collect the notes of one PT_NOTE segment, inside the file; -1 if malformed. */
 static int read_note_segment(struct core_notes *cn, const struct elf64_phdr *ph)
 {
 	size_t off = 0, namesz, descsz;
@@ -252,8 +252,6 @@ static int read_note_segment(struct core_notes *cn, const struct elf64_phdr *ph)
 	struct elf64_note nh;
 	void *desc;
 
-	if (ph->p_offset > cn->size || ph->p_filesz > cn->size - ph->p_offset)
-		return -1;
 	seg = (const uint8_t *)cn->file + ph->p_offset;
 	while (off + sizeof(nh) <= ph->p_filesz) {
 		memcpy(&nh, seg + off, sizeof(nh));
@@ -272,7 +270,10 @@ static int read_note_segment(struct core_notes *cn, const struct elf64_phdr *ph)
 	return 0;
 }
 
-/* Map core file @path and find its notes.  Returns 0 or -1. */
+/*
+ * Map core file @path and find its notes.  Returns 0 or -1, also if the
+ * file is shorter than its segments: a core not yet wholly written.
+ */
 static int read_core(const char *path, struct core_notes *cn)
 {
 	const struct elf64_hdr *eh;
@@ -300,6 +301,10 @@ static int read_core(const char *path, struct core_notes *cn)
 	    eh->e_phnum > (cn->size - eh->e_phoff) / sizeof(*ph))
 		return -1;
 	ph = (const struct elf64_phdr *)((const uint8_t *)cn->file + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_offset > cn->size ||
+		    ph[i].p_filesz > cn->size - ph[i].p_offset)
+			return -1;
 	for (i = 0; i < eh->e_phnum && !ret; i++)
 		if (ph[i].p_type == PT_NOTE)
 			ret = read_note_segment(cn, &ph[i]);
@@ -414,6 +419,8 @@ FIXTURE(core_trace)
 	char	dir[64];
 	char	pattern[256];	/* the one to put back */
 	bool	pattern_saved;
+	long	pipe_limit;	/* kernel.core_pipe_limit, to put back */
+	bool	pipe_limit_saved;
 };
 
 FIXTURE_SETUP(core_trace)
@@ -445,6 +452,9 @@ FIXTURE_TEARDOWN(core_trace)
 	if (!self->pattern_saved)
 		return;
 	EXPECT_EQ(ptsim_sysctl_str_set("core_pattern", self->pattern), 0);
+	if (self->pipe_limit_saved)
+		EXPECT_EQ(ptsim_sysctl_set("core_pipe_limit", self->pipe_limit),
+			  0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
 	EXPECT_EQ(system(cmd), 0);
 }
@@ -951,7 +961,10 @@ TEST_F(core_trace, undumpable_writes_nothing)
  * A core piped to a helper (this program, --save FILE) has the note;
  * without it: with RLIMIT_CORE 0, which a pipe ignores, and from a
  * process that changed its credentials since it asked for the trace
- * (root that became nobody and made itself dumpable again).
+ * (root that became nobody and made itself dumpable again).  With
+ * kernel.core_pipe_limit 0 the kernel does not wait for the helper, and
+ * the crashed child can be reaped before its core is on disk: a non-zero
+ * limit makes the dump, hence the child's exit, wait for the helper.
  */
 TEST_F(core_trace, pipe_has_notes_if_rlimit_core_and_creds_allow)
 {
@@ -972,6 +985,9 @@ TEST_F(core_trace, pipe_has_notes_if_rlimit_core_and_creds_allow)
 
 	if (_metadata->skip)
 		return;
+	ASSERT_EQ(ptsim_sysctl_get("core_pipe_limit", &self->pipe_limit), 0);
+	self->pipe_limit_saved = true;
+	ASSERT_EQ(ptsim_sysctl_set("core_pipe_limit", 16), 0);
 	snprintf(pattern, sizeof(pattern), "|%s --save %s/pipe.%%p", self->exe,
 		 self->dir);
 	ASSERT_EQ(ptsim_sysctl_str_set("core_pattern", pattern), 0);
