@@ -40,18 +40,31 @@ stat_cycles() {
 	grep -E '^ +[0-9,]+ +cycles' "$tmp/stat"
 }
 
-# One sample per 10000 instructions: exactly floor((2 * loops + 4) / 10000).
-# On one CPU: perf record opens an event per CPU for a command, each with
-# its own period, so a task that moves between CPUs leaves a remainder on
-# each uncounted, and can get a sample fewer.
-sample_period() {
-	taskset -c 0 "$perf" record -q -o "$tmp/rec.data" -e instructions:u \
-		-c 10000 "$tmp/loop" &&
+# One sample per 10000 instructions of a task, unpinned, also of one that
+# moves itself between CPUs (lfsr.S with MIGRATE): with --per-thread, one
+# event follows the task and takes exactly floor(instructions / 10000).
+# perf record's default, an event per CPU for the task, each with a
+# period of its own, leaves a remainder on each CPU the task ran on:
+# floor(instructions / 10000) - (CPUs - 1) samples or more.  (The lost
+# sample of 1 run in 7 that pinning had hidden.)
+samples() {	# PROGRAM [OPTIONS]: PERF_RECORD_SAMPLEs of a recording
+	"$perf" record -q -o "$tmp/rec.data" -e instructions:u -c 10000 \
+		$2 "$1" &&
 	"$perf" report -i "$tmp/rec.data" -D > "$tmp/rec.txt" 2>/dev/null &&
 	! grep -m1 PERF_RECORD_THROTTLE "$tmp/rec.txt" &&
-	samples=$(grep -c 'PERF_RECORD_SAMPLE' "$tmp/rec.txt") &&
-	echo "samples $samples (want $(((2 * loops + 4) / 10000)))" &&
-	[ "$samples" = $(((2 * loops + 4) / 10000)) ]
+	grep -c 'PERF_RECORD_SAMPLE' "$tmp/rec.txt"
+}
+
+sample_period() {
+	for prog in loop lfsr; do
+		want=$(($(count instructions:u "$tmp/$prog") / 10000)) &&
+		per_thread=$(samples "$tmp/$prog" --per-thread) &&
+		per_cpu=$(samples "$tmp/$prog") &&
+		echo "$prog: want $want, --per-thread $per_thread, per CPU $per_cpu" &&
+		[ "$per_thread" = "$want" ] &&
+		[ "$per_cpu" -le "$want" ] &&
+		[ "$per_cpu" -ge $((want - $(nproc) + 1)) ] || return 1
+	done
 }
 
 # Frequency mode on cycles, the default event (not perf's fallback to
@@ -66,9 +79,10 @@ sample_cycles() {
 
 echo "1..5"
 build_loop $loops || exit 1
+gcc -nostdlib -static -DMIGRATE -o "$tmp/lfsr" "$here/lfsr.S" || exit 1
 check "Intel PMU driver probed on CPUID 0xA v2: 4+3 counters, 48 bits" probed
 check "perf stat instructions:u, branches:u, branch-misses:u of a known loop are exact" exact_counts
 check "perf stat -a cycles,instructions,ref-cycles all count" stat_cycles
-check "perf record -e instructions:u -c 10000: one sample per period" sample_period
+check "perf record -e instructions:u -c 10000, unpinned, a task moving between CPUs: one sample per period" sample_period
 check "perf record -e cycles samples the loop" sample_cycles
 exit $failed
