@@ -73,18 +73,25 @@ instructions() {
 	[ "$decoded" = "$counted" ] && [ "$decoded" = $((2 * loops + 4)) ]
 }
 
-# The instruction flow libipt (ptdecode.c) decodes from a recording's
-# raw trace, one address per line: perf -D dumps the AUX area's bytes
-# packet by packet, at 8-digit offsets (events are dumped at 4-digit ones).
-libipt_flow() {	# PERF.DATA PROGRAM
-	"$perf" report -i "$1" -D 2>/dev/null |
+# The instruction flow libipt (ptdecode.c) decodes from a recording of
+# PROGRAM, one address per line.  libipt decodes one raw stream; a
+# per-CPU recording of a task that moved between CPUs is one per CPU,
+# which only a decoder with the sideband (perf) can interleave, so
+# libipt's is recorded --per-thread: one buffer that follows the task.
+# perf -D dumps the AUX area's bytes packet by packet, at 8-digit offsets
+# (events are dumped at 4-digit ones).
+libipt_flow() {	# PROGRAM PERF-RECORD-OPTIONS...
+	prog=$1
+	shift
+	"$perf" record -q --per-thread -o "$tmp/t.data" "$@" "$prog" &&
+	"$perf" report -i "$tmp/t.data" -D 2>/dev/null |
 		awk '/^\. +[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]: / {
 			for (i = 3; i <= NF && $i ~ /^[0-9a-f][0-9a-f]$/; i++)
 				printf "%s", $i
 		}' |
 		python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read()))' \
 		> "$tmp/raw" &&
-	ptdecode "$tmp/raw" "$2"
+	ptdecode "$tmp/raw" "$prog"
 }
 
 # libipt's instruction flow of a raw trace stream of PROGRAM.
@@ -95,7 +102,7 @@ ptdecode() {	# RAW PROGRAM
 
 # The same, decoded by libipt from the raw trace.
 libipt() {
-	libipt_flow "$tmp/pt.data" "$tmp/loop" > "$tmp/libipt" &&
+	libipt_flow "$tmp/loop" -e intel_pt//u > "$tmp/libipt" &&
 	flow | cmp - "$tmp/libipt"
 }
 
@@ -107,7 +114,7 @@ cyc() {
 	cycs=$("$perf" report -i "$tmp/c.data" -D 2>/dev/null | grep -c ' CYC 0x') &&
 	echo "$cycs CYC packets" && [ "$cycs" -gt 0 ] &&
 	perf_flow "$tmp/c.data" > "$tmp/c.perf" && flow | cmp - "$tmp/c.perf" &&
-	libipt_flow "$tmp/c.data" "$tmp/loop" > "$tmp/c.libipt" &&
+	libipt_flow "$tmp/loop" -e intel_pt/cyc,cyc_thresh=0/u > "$tmp/c.libipt" &&
 	flow | cmp - "$tmp/c.libipt" &&
 	"$perf" script -i "$tmp/c.data" --itrace=i100ns -F time --ns > "$tmp/c.time" &&
 	tr -d ' :' < "$tmp/c.time" | sort -c -n
@@ -168,7 +175,7 @@ ranges_decode() {	# FILTER WANT
 	"$perf" report -i "$tmp/r.data" -D 2>/dev/null | grep -c -E ' (TIP.PG[DE]|TRACESTOP) ' &&
 	"$2" > "$tmp/r.want" &&
 	perf_flow "$tmp/r.data" > "$tmp/r.perf" && cmp "$tmp/r.want" "$tmp/r.perf" &&
-	libipt_flow "$tmp/r.data" "$tmp/ranges" > "$tmp/r.libipt" &&
+	libipt_flow "$tmp/ranges" -e intel_pt//u --filter "$1" > "$tmp/r.libipt" &&
 	cmp "$tmp/r.want" "$tmp/r.libipt"
 }
 
