@@ -29,7 +29,7 @@ PERF_FLAGS := NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      CC="ccache gcc" HOSTCC="ccache gcc"
 
 .PHONY: all tree kernel kernel-debug perf selftests qemu check demo bench \
-	checkpatch export deps clean
+	fuzz checkpatch export deps clean
 
 all: kernel-debug perf selftests qemu
 
@@ -86,6 +86,10 @@ demo: kernel perf qemu
 
 bench: kernel selftests perf qemu
 	harness/bench.sh
+
+# The kernel fuzzer's long runs (harness/fuzz.sh).
+fuzz: kernel-debug selftests qemu
+	harness/fuzz.sh
 
 export:
 	harness/export.sh
