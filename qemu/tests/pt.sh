@@ -448,15 +448,6 @@ losses() {
 	python3 "$here/gapcmp.py" "$tmp/gf.b" "$tmp/ga.b"
 }
 
-# The kernel's sampling heuristics: perf_cpu_time_max_percent PERCENT
-# (tap.sh turned it off; 25 is the default), the rate back at its
-# default (writable only while the heuristic is on).
-heuristics() {	# PERCENT
-	echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent &&
-	echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate &&
-	echo "$1" > /proc/sys/kernel/perf_cpu_time_max_percent
-}
-
 # -A as users run it: the kernel's default sampling heuristics (which
 # throttle these samplers in a debug kernel under TCG), perf's default
 # ring (no -m), no pinning, 16 KiB samples, and a program that moves
@@ -484,13 +475,20 @@ probe_users() {
 	return $ret
 }
 
-users_record() {	# SAMPLER...
+# The branches of a full trace of lfsr_move, which are the same in every
+# run: recorded for the first case, kept for the others.
+users_full() {
+	[ -s "$tmp/uf.b" ] && return
 	moves=$("$perf" stat -x, -e cpu-migrations "$tmp/lfsr_move" 2>&1 >/dev/null | cut -d, -f1) &&
 	echo "$moves moves" && [ "$moves" -ge 6 ] &&
 	"$perf" record -q -o "$tmp/uf.data" -e intel_pt//u "$tmp/lfsr_move" &&
-	"$perf" record -q -o "$tmp/ua.data" -Aintel_pt --aux-sample=16384 "$@" "$tmp/lfsr_move" &&
 	"$perf" script -i "$tmp/uf.data" --itrace=be -F event,ip,addr \
-		> "$tmp/uf.b" 2> /dev/null &&
+		> "$tmp/uf.b" 2> /dev/null || { rm -f "$tmp/uf.b"; return 1; }
+}
+
+users_record() {	# SAMPLER...
+	users_full &&
+	"$perf" record -q -o "$tmp/ua.data" -Aintel_pt --aux-sample=16384 "$@" "$tmp/lfsr_move" &&
 	"$perf" script -v -i "$tmp/ua.data" --itrace=be -F event,ip,addr \
 		> "$tmp/ua.b" 2> "$tmp/ua.v" &&
 	held=$("$perf" report -i "$tmp/ua.data" -D 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE') &&
