@@ -27,6 +27,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -54,15 +55,13 @@
 #define NR_KIDS		4
 #define NR_THREADS	2
 #define MAX_DEPTH	3	/* forks and execs below an actor */
-#define USER_A		65534	/* nobody */
-#define USER_B		65533
-#define SETUID_COPY	"/tmp/aux_fuzz.setuid"
-#define CORE_DIR	"/tmp/aux_fuzz.cores"
+#define USER_A		PTSIM_NOBODY
+#define USER_B		(PTSIM_NOBODY - 1)
 
 /* What all actors of a run did, in memory shared across their forks. */
 struct fuzz_stats {
 	unsigned long	ops, opened, mapped, forks, execs, threads, crashes;
-	unsigned long	passed, prctls, killed;
+	unsigned long	passed, prctls, killed;	/* prctls that succeeded */
 };
 
 struct fuzz_map {
@@ -88,6 +87,9 @@ static struct fuzz_stats *stats;
 static int types[4];		/* ptsim, intel_pt if any, software, hardware */
 static int nr_types;
 static const char *self_exe;
+/* The run's directory: its cores, its setuid-root copy of this program. */
+static char work_dir[32];
+static char setuid_copy[sizeof(work_dir) + 8];
 
 static void count(unsigned long *c)
 {
@@ -246,7 +248,7 @@ static void fuzz_sampling(struct actor *a, struct perf_event_attr *attr)
 	attr->clockid = chance(a, 80) ? below(a, 12) : (int32_t)rnd(a);
 }
 
-/* The hidden sampler's fields, the group form, and the flags around them. */
+/* The hidden sampler's fields, and the flags around them. */
 static void fuzz_aux(struct actor *a, struct perf_event_attr *attr)
 {
 	static const uint32_t flags[2] = { 0, PERF_AUX_SAMPLE_POSITION };
@@ -357,7 +359,7 @@ static void mutate(struct actor *a, struct perf_event_attr *attr)
 }
 
 /*
- * Half the attrs are samplers that open, a field or two of them changed,
+ * Half the attrs are samplers that open, up to two fields changed,
  * mostly on the task itself; the rest random.
  */
 static void op_open(struct actor *a)
@@ -429,11 +431,10 @@ static void op_munmap(struct actor *a)
 
 	if (!m->addr)
 		return;
-	if (m->len > (size_t)ps && chance(a, 20)) {
-		m->len -= ps;
-		munmap((char *)m->addr + m->len, ps);
+	/* perf refuses to split its mappings (EINVAL): the ring stays */
+	if (m->len > (size_t)ps && chance(a, 20) &&
+	    munmap((char *)m->addr + m->len - ps, ps))
 		return;
-	}
 	munmap(m->addr, m->len);
 	m->addr = NULL;
 }
@@ -521,14 +522,13 @@ static void op_prctl(struct actor *a)
 		.flags = chance(a, 80) ? below(a, 2) : rnd(a),
 	};
 	void *arg = chance(a, 95) ? &ct : chance(a, 50) ? NULL : (void *)8;
+	unsigned long size = chance(a, 90) ? sizeof(ct) : below(a, 64);
 	unsigned long more = chance(a, 95) ? 0 : rnd(a);
+	int option = chance(a, 70) ? PR_SET_CORE_TRACE : PR_GET_CORE_TRACE;
 
 	ct.config = any_config(a, ct.type);
-	count(&stats->prctls);
-	if (chance(a, 70))
-		prctl(PR_SET_CORE_TRACE, arg, more, 0, 0);
-	else
-		prctl(PR_GET_CORE_TRACE, arg, 0, more, 0);
+	if (!prctl(option, arg, size, more, 0))
+		count(&stats->prctls);
 }
 
 /* Run for a while, so that samplers fire and trace is written. */
@@ -634,16 +634,28 @@ static void op_admin(struct actor *a)
 
 static void run(struct actor *a, unsigned long ops);
 
+/* The fds and rings of an actor that ends before its process. */
+static void actor_drop(struct actor *a)
+{
+	for (int i = 0; i < NR_FDS; i++)
+		if (a->fd[i] >= 0)
+			close(a->fd[i]);
+	for (int i = 0; i < NR_MAPS; i++)
+		if (a->map[i].addr)
+			munmap(a->map[i].addr, a->map[i].len);
+}
+
 static void *thread_main(void *arg)
 {
 	struct actor *a = arg;
 
 	run(a, below(a, 20) + 1);
+	actor_drop(a);
 	free(a);
 	return NULL;
 }
 
-/* A thread of its own choices and fds, which it leaves to the exit. */
+/* A thread of its own choices, fds and rings. */
 static void op_thread(struct actor *a)
 {
 	int i = below(a, NR_THREADS);
@@ -672,13 +684,12 @@ static void op_thread(struct actor *a)
 static void child_exec(struct actor *a)
 {
 	char seed[32], ops[32];
-	const char *path = chance(a, 30) ? SETUID_COPY : self_exe;
+	const char *path = chance(a, 30) ? setuid_copy : self_exe;
 
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)rnd(a));
 	snprintf(ops, sizeof(ops), "%llu", (unsigned long long)below(a, 30));
 	count(&stats->execs);
-	execl(path, path, "--child", seed, ops, a->root ? "root" : "user",
-	      (char *)NULL);
+	execl(path, path, "--child", seed, ops, (char *)NULL);
 	_exit(0);
 }
 
@@ -747,7 +758,11 @@ static void (* const ops[])(struct actor *a) = {
 static void run(struct actor *a, unsigned long n)
 {
 	while (n--) {
+		uint64_t next = rnd(a) | 1;
+
+		/* what an op drew cannot shift the choices after it */
 		ops[below(a, ARRAY_SIZE(ops))](a);
+		a->rng = next;
 		count(&stats->ops);
 	}
 	for (int i = 0; i < NR_THREADS; i++)
@@ -799,18 +814,25 @@ static struct fuzz_stats *stats_map(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* --child SEED OPS root|user: an exec'd actor (no socket, no stats kept). */
+/*
+ * --child SEED OPS: an exec'd actor, with no socket and figures of its own.
+ * Run as the setuid copy, it goes on as the user who ran it: the exec is
+ * what is tested, and the copy does no more for anyone than they could.
+ */
 static int child_main(char **argv)
 {
+	uid_t uid = getuid();
+	gid_t gid = getgid();
 	struct actor a;
 
+	if (setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
+		return 1;
 	stats = stats_map();
 	if (!stats)
 		return 1;
 	pmus_init();
 	self_exe = "/proc/self/exe";
-	actor_init(&a, strtoull(argv[2], NULL, 0), !strcmp(argv[4], "root"),
-		   -1);
+	actor_init(&a, strtoull(argv[2], NULL, 0), !uid, -1);
 	a.depth = MAX_DEPTH;
 	adopt_fds(&a);
 	run(&a, strtoul(argv[3], NULL, 0));
@@ -878,11 +900,10 @@ struct fuzz_env {
 	bool	knob[ARRAY_SIZE(knobs)];
 };
 
+static const uid_t fuzz_uids[] = { 0, USER_A, USER_B };
+
 static int env_save(struct fuzz_env *e)
 {
-	char cmd[PATH_MAX + 64];
-
-	snprintf(cmd, sizeof(cmd), "cp %s %s", self_exe, SETUID_COPY);
 	if (ptsim_sysctl_get("perf_event_paranoid", &e->paranoid) ||
 	    ptsim_sysctl_get("perf_event_mlock_kb", &e->mlock_kb) ||
 	    ptsim_sysctl_str_get("core_pattern", e->pattern,
@@ -891,25 +912,89 @@ static int env_save(struct fuzz_env *e)
 	for (int i = 0; i < ARRAY_SIZE(knobs); i++)
 		if (ptsim_knob_get(knobs[i], &e->knob[i]))
 			return -1;
-	mkdir(CORE_DIR, 01777);
-	chmod(CORE_DIR, 01777);
-	return ptsim_sysctl_str_set("core_pattern", CORE_DIR "/core.%p") ||
-	       ptsim_sysctl_set("perf_event_paranoid", 2) ||
-	       system(cmd) ||
-	       chmod(SETUID_COPY, 04755);
+	return 0;
+}
+
+/* A setuid-root copy of this program, made where nobody else can write. */
+static int copy_setuid(void)
+{
+	char buf[65536];
+	int in = open(self_exe, O_RDONLY);
+	int out = open(setuid_copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+		       0700);
+	ssize_t n = -1;
+
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			n = -1;
+	if (!n)
+		n = fchmod(out, 04755);
+	close(in);
+	close(out);
+	return n ? -1 : 0;
+}
+
+/*
+ * The run's directory (sticky and open to all, for the users' cores, one
+ * per user, overwritten), the setuid copy in it, and the sysctls.
+ */
+static int env_apply(void)
+{
+	char pattern[sizeof(work_dir) + 16];
+
+	strcpy(work_dir, "/tmp/aux_fuzz.XXXXXX");
+	if (!mkdtemp(work_dir) || chmod(work_dir, 01777))
+		return -1;
+	snprintf(setuid_copy, sizeof(setuid_copy), "%s/setuid", work_dir);
+	snprintf(pattern, sizeof(pattern), "%s/core.%%u", work_dir);
+	return copy_setuid() ||
+	       ptsim_sysctl_str_set("core_pattern", pattern) ||
+	       ptsim_sysctl_set("perf_event_paranoid", 2);
 }
 
 static void env_restore(const struct fuzz_env *e)
 {
+	char path[sizeof(work_dir) + 16];
+
 	cpu1_online(true);
 	for (int i = 0; i < ARRAY_SIZE(knobs); i++)
 		ptsim_knob_set(knobs[i], e->knob[i]);
 	ptsim_sysctl_set("perf_event_paranoid", e->paranoid);
 	ptsim_sysctl_set("perf_event_mlock_kb", e->mlock_kb);
 	ptsim_sysctl_str_set("core_pattern", e->pattern);
-	unlink(SETUID_COPY);
-	if (system("rm -rf " CORE_DIR))
-		return;
+	unlink(setuid_copy);
+	for (int i = 0; i < ARRAY_SIZE(fuzz_uids); i++) {
+		snprintf(path, sizeof(path), "%s/core.%u", work_dir,
+			 fuzz_uids[i]);
+		unlink(path);
+	}
+	rmdir(work_dir);
+}
+
+/*
+ * Keep a process of each user alive until pipe @hold's write end closes
+ * (not a child of ours: its parent exits before we become a subreaper),
+ * so that a charge leaked to a user outlives the run's processes with the
+ * user's struct.
+ */
+static int keep_users(const int *hold)
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid)
+		return pid < 0 || waitpid(pid, NULL, 0) != pid ? -1 : 0;
+	for (int i = 1; i < ARRAY_SIZE(fuzz_uids); i++)
+		if (!fork()) {
+			close(hold[1]);
+			if (!ptsim_become_user(fuzz_uids[i],
+					       PTSIM_KEEP_MEMLOCK))
+				while (read(hold[0], &c, 1) < 0 &&
+				       errno == EINTR)
+					;
+			_exit(0);
+		}
+	_exit(0);
 }
 
 /* Start an actor's process, as root or as user @uid: its pid. */
@@ -956,35 +1041,40 @@ static const char *fuzz(uint64_t seed, unsigned long n, bool users,
 			char *why, size_t len)
 {
 	uid_t uid[2] = { users ? USER_A : 0, users ? USER_B : 0 };
-	int sv[2], i, ret;
+	int sv[2], hold[2], i, ret;
 	pid_t pid[2];
 
 	pmus_init();
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) ||
+	for (i = 0; i < ARRAY_SIZE(fuzz_uids); i++)
+		if (allowance_free(fuzz_uids[i]))
+			return "an allowance not free before the run";
+	if (pipe2(hold, O_CLOEXEC) || keep_users(hold) ||
+	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) ||
 	    socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
-		return "subreaper, socketpair";
+		return "keepers, subreaper, socketpair";
+	close(hold[0]);
 	if (users && ptsim_knob_set("unprivileged", true))
 		return "ptsim's unprivileged knob";
 	for (i = 0; i < 2; i++)
-		pid[i] = start_actor(seed + i, n, uid[i], sv[i]);
+		pid[i] = start_actor(seed * 2 + i, n, uid[i], sv[i]);
 	close(sv[0]);
 	close(sv[1]);
 	ret = wait_actors(pid);
 	cpu1_online(true);
 	if (ret || stats->killed) {
+		close(hold[1]);
 		snprintf(why, len, "actor status %#x, %lu processes killed",
 			 ret, stats->killed);
 		return why;
 	}
-	for (i = 0; i < 2; i++) {
-		ret = allowance_free(uid[i]);
-		if (ret) {
-			snprintf(why, len, "uid %u: allowance not free (%d)",
-				 uid[i], ret);
-			return why;
-		}
-	}
-	return NULL;
+	for (i = 0; i < ARRAY_SIZE(fuzz_uids) && !ret; i++)
+		ret = allowance_free(fuzz_uids[i]);
+	close(hold[1]);
+	if (!ret)
+		return NULL;
+	snprintf(why, len, "uid %u: allowance not free (%d)", fuzz_uids[i - 1],
+		 ret);
+	return why;
 }
 
 static unsigned long env_ul(const char *name, unsigned long def)
@@ -1026,7 +1116,7 @@ FIXTURE_SETUP(aux_fuzz)
 	ASSERT_EQ(self_init(), 0);
 	ASSERT_EQ(env_save(&self->env), 0);
 	self->saved = true;
-	ASSERT_EQ(allowance_free(0), 0) TH_LOG("root's allowance before");
+	ASSERT_EQ(env_apply(), 0);
 }
 
 FIXTURE_TEARDOWN(aux_fuzz)
@@ -1039,11 +1129,11 @@ static void print_stats(uint64_t seed, double secs)
 {
 	printf("# seed %llu: %lu operations in %.0f s\n",
 	       (unsigned long long)seed, stats->ops, secs);
-	printf("# %lu opened, %lu mapped, %lu prctls, %lu forks, %lu execs,\n",
-	       stats->opened, stats->mapped, stats->prctls, stats->forks,
-	       stats->execs);
-	printf("# %lu threads, %lu crashes, %lu fds passed, %lu killed\n",
-	       stats->threads, stats->crashes, stats->passed, stats->killed);
+	printf("# %lu opened, %lu mapped, %lu prctls ok, %lu forks,\n",
+	       stats->opened, stats->mapped, stats->prctls, stats->forks);
+	printf("# %lu execs, %lu threads, %lu crashes, %lu fds passed,\n",
+	       stats->execs, stats->threads, stats->crashes, stats->passed);
+	printf("# %lu killed\n", stats->killed);
 	fflush(stdout);
 }
 
@@ -1054,8 +1144,9 @@ static void fuzz_test(struct __test_metadata *_metadata, char *why,
 	uint64_t seed = env_ul("AUX_FUZZ_SEED", users ? 2 : 1);
 	unsigned long n = env_ul("AUX_FUZZ_OPS", 400);
 	double t = ptsim_now();
+	const char *failed = fuzz(seed, n, users, why, 128);
 
-	EXPECT_EQ(fuzz(seed, n, users, why, 128), NULL) TH_LOG("%s", why);
+	EXPECT_EQ(failed, NULL) TH_LOG("%s", failed);
 	print_stats(seed, ptsim_now() - t);
 }
 
@@ -1087,6 +1178,11 @@ static int long_main(int argc, char **argv)
 		fprintf(stderr, "aux_fuzz: needs root and ptsim\n");
 		return 2;
 	}
+	if (env_apply()) {
+		env_restore(&env);
+		fprintf(stderr, "aux_fuzz: cannot set up %s\n", work_dir);
+		return 2;
+	}
 	t = ptsim_now();
 	users = argc == 6 && !strcmp(argv[5], "--users");
 	failed = fuzz(seed, strtoul(argv[4], NULL, 0), users, why,
@@ -1100,8 +1196,11 @@ static int long_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc == 5 && !strcmp(argv[1], "--child"))
+	if (argc == 4 && !strcmp(argv[1], "--child"))
 		return child_main(argv);
+	/* The setuid copy runs actors, and nothing else. */
+	if (getuid() != geteuid())
+		return 2;
 	if (argc >= 5 && !strcmp(argv[1], "--seed") &&
 	    !strcmp(argv[3], "--ops"))
 		return long_main(argc, argv);
