@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh: the project's test run (make check).  checkpatch on the series,
-# then the perf tests $HOST_PERF_TESTS on the host, then, in two
-# debug-kernel guests side by side, the kselftest suites
-# $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
+# then the perf tests $HOST_PERF_TESTS and the emulator's ETE test on the
+# host, then, in two debug-kernel guests side by side, the kselftest
+# suites $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
 # tests $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, each
 # followed by one more: the emulator's flow test, and a check that the
 # harness itself reports a guest WARNING as a failure.
@@ -146,6 +146,13 @@ for t in $HOST_PERF_TESTS; do
 	# Its own count, skips with their reasons in the log.
 	grep -a '^# pass [0-9]*, skip [0-9]*, fail [0-9]*$' "$log" | sed 's/^#/   /'
 done
+
+# The emulator's tests that boot no kernel of ours: the arm64 ETE and
+# TRBE tracing a bare-metal program, decoded by OpenCSD (seconds).
+echo "== on the host: qemu/tests/ete.sh"
+log=$results/ete.log
+sh "$repo/qemu/tests/ete.sh" "$build" > "$log" 2>&1
+tap_results qemu-ete "$log" $?
 
 # Each guest is one TCG thread: two at a time use both cores, in two
 # lanes of about the same length (some 25 minutes): the kselftests'

@@ -56,7 +56,7 @@ export PERF_TEST_WAIT_SCALE=10
 # A debug kernel under TCG takes milliseconds per PMI, and the kernel then
 # lowers perf_event_max_sample_rate (upstream's test_intel_pt.sh then got
 # 1250 Hz, whose first period is longer than its uname): its heuristic, as
-# for the emulator's tests (qemu/tests/lib/tap.sh): back to the default,
+# for the emulator's tests (qemu/tests/lib/guest.sh): back to the default,
 # then the heuristic off.
 echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent
 echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate

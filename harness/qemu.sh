@@ -5,8 +5,8 @@
 #
 # build (the default): assemble Debian's QEMU source (the version in
 # qemu/base.version) plus qemu/series as a git tree in $BUILD/qemu-src, one
-# commit per patch, and build qemu-system-x86_64 (TCG only, ccache) in
-# $BUILD/qemu.  A tree with commits or changes of its own is built as it is.
+# commit per patch, and build qemu-system-x86_64 and qemu-system-aarch64
+# (TCG only, ccache) in $BUILD/qemu.  A tree with commits or changes of its own is built as it is.
 # export: write the tree's commits back to qemu/ as the series.
 set -euo pipefail
 
@@ -63,10 +63,13 @@ assemble() {
 	echo "$(qemu_inputs_hash) $(git -C "$src" rev-parse HEAD)" > "$qstamp"
 }
 
+# A build dir configured for other targets is configured afresh.
 configure() {
-	[ -f "$out/build.ninja" ] && return
+	grep -qs qemu-system-aarch64 "$out/build.ninja" && return
+	rm -rf "$out"
 	mkdir -p "$out"
-	(cd "$out" && "$src/configure" -q --target-list=x86_64-softmmu \
+	(cd "$out" && "$src/configure" -q \
+		--target-list=x86_64-softmmu,aarch64-softmmu \
 		--cc="ccache gcc" --host-cc="ccache gcc" --cxx="ccache g++" \
 		--without-default-features --enable-tcg --enable-fdt=system \
 		--enable-virtfs --enable-attr --enable-cap-ng \
@@ -85,7 +88,7 @@ case ${1:-build} in
 build)
 	assemble
 	configure
-	ninja -C "$out" qemu-system-x86_64 >/dev/null
+	ninja -C "$out" qemu-system-x86_64 qemu-system-aarch64 >/dev/null
 	;;
 export)
 	[ -z "$(git -C "$src" status --porcelain)" ] ||

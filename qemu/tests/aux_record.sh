@@ -6,7 +6,7 @@
 # inherited by the children of a command, --switch-output; and perf
 # report's decoding of such a recording.  pt.sh has the exactness of
 # positions and decoding for the plain case.  TAP.
-. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/guest.sh"
 lloops=1000000
 
 # Whether the instruction addresses on stdin, one per line, are a piece

@@ -10,7 +10,7 @@
 #   -smp 1 -d exec,nochain -dfilter 0x10000000..0x10ffffff -D OUT/exec.log
 # (OUT: the run's dir, /tmp/out here).  TAP.  A flow that does not match
 # is left in OUT with the program and its recording.
-. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/guest.sh"
 log=/tmp/out/exec.log
 
 # The program, traced; its exit status says every signal arrived.

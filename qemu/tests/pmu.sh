@@ -4,7 +4,7 @@
 # pmu.sh BUILD: in a guest of the patched QEMU, the Intel PMU driver on
 # TCG's architectural PMU (qemu/0003): it probes with what CPUID 0xA says,
 # and perf counts and samples a program of known counts exactly.  TAP.
-. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/guest.sh"
 loops=1000000
 
 # What the kernel found: the emulator's CPUID 0xA (version 2, 4 counters

@@ -12,7 +12,7 @@
 # checked against the caps), and decodes to the branches, branch stacks
 # and call chains that a full trace gives, and where samples lose trace,
 # to its branches but for a gap at each loss reported.  TAP.
-. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/guest.sh"
 loops=100000
 caps=/sys/bus/event_source/devices/intel_pt/caps
 

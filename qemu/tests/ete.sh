@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# ete.sh BUILD: what TCG's ETE writes into its TRBE is what the CPU
+# executed, told by a decoder this project did not write: ete.S, a
+# bare-metal program on the virt board, traces itself (branches of every
+# kind, a data abort, WFI and an IRQ, SVC, an undefined instruction, ERET
+# to EL0 and back) and writes
+# its trace buffer and the ETE's ID registers out by semihosting; Debian's
+# OpenCSD (trc_pkt_lister, from a snapshot made of those registers and the
+# program's image) decodes it, and etecmp.py matches the instructions
+# against QEMU's own log of what it ran.  Once with EL0 and EL1 traced,
+# once with EL0 alone (TRFCR_EL1), where each exception leaves a gap.
+# Runs on the host, with BUILD/qemu/qemu-system-aarch64.  TAP.
+. "$(dirname "$0")/lib/tap.sh"
+qemu=$(cd "$1" && pwd)/qemu/qemu-system-aarch64
+load=0x40080000
+
+# ete.S as $tmp/MODE/ete.elf, its text as ete.bin, its symbols as ete.sym
+build() {	# MODE [CPPFLAGS]
+	d=$tmp/$1
+	mkdir -p "$d" &&
+	cpp -P -DTBUF_SIZE=65536 ${2:-} "$here/ete.S" > "$d/ete.s" &&
+	aarch64-linux-gnu-as -o "$d/ete.o" "$d/ete.s" &&
+	aarch64-linux-gnu-ld -Ttext=$load -e _start -o "$d/ete.elf" "$d/ete.o" &&
+	aarch64-linux-gnu-objcopy -O binary -j .text "$d/ete.elf" "$d/ete.bin" &&
+	aarch64-linux-gnu-nm "$d/ete.elf" > "$d/ete.sym"
+}
+
+# Run it in DIR (semihosting writes trace.bin and regs.bin there)
+run() {		# DIR [QEMU_ARGS...]
+	dir=$1
+	shift
+	(cd "$dir" && timeout 60 "$qemu" -M virt,gic-version=2 -cpu max -m 256 \
+		-display none -monitor none -serial none -nic none \
+		-semihosting-config enable=on,target=native \
+		-kernel ete.elf "$@")
+}
+
+# regs.bin's 8-byte words, in order, as hex
+reg() {		# FILE INDEX
+	od -An -tx8 -j $(($2 * 8)) -N 8 "$1" | tr -d ' '
+}
+
+# The snapshot trc_pkt_lister reads: the core's image, the ETE's
+# registers as the program read them, the trace as raw TRBE data.
+snapshot() {	# DIR
+	d=$1
+	s=$d/snapshot
+	mkdir -p "$s"
+	cp "$d/ete.bin" "$d/trace.bin" "$s/"
+	printf '[snapshot]\nversion=1.0\n\n[device_list]\ndevice0=cpu_0.ini\ndevice1=ete_0.ini\n\n[trace]\nmetadata=trace.ini\n' > "$s/snapshot.ini"
+	printf '[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=trbe0\nfile=trace.bin\nformat=source_data\n\n[source_buffers]\nete_0=trbe0\n\n[core_trace_sources]\ncpu_0=ete_0\n' > "$s/trace.ini"
+	printf '[device]\nname=cpu_0\nclass=core\ntype=ARM-AA64\n\n[regs]\nPC(size:64)=%s\n\n[dump1]\nfile=ete.bin\naddress=%s\nlength=0x%x\n' \
+		$load $load "$(stat -c %s "$d/ete.bin")" > "$s/cpu_0.ini"
+	r=$d/regs.bin
+	printf '[device]\nname=ete_0\nclass=trace_source\ntype=ETE\n\n[regs]\n' > "$s/ete_0.ini"
+	printf 'TRCIDR0=0x%s\nTRCIDR1=0x%s\nTRCIDR2=0x%s\nTRCIDR8=0x%s\nTRCCONFIGR=0x%s\nTRCTRACEIDR=0x%s\nTRCDEVARCH=0x%s\n' \
+		"$(reg "$r" 0)" "$(reg "$r" 1)" "$(reg "$r" 2)" "$(reg "$r" 3)" \
+		"$(reg "$r" 9)" "$(reg "$r" 10)" "$(reg "$r" 11)" >> "$s/ete_0.ini"
+}
+
+# The same program twice: its trace as it runs normally, and QEMU's log
+# of every instruction it executed (one per block); both traces must be
+# the same bytes but for timestamps (when TS is on: not in el0 mode), the
+# trace buffer must not have stopped (TRBSR_EL1 0) and the ETE must be
+# idle after its disable (TRCSTATR.IDLE).
+trace() {	# MODE
+	d=$tmp/$1
+	run "$d" &&
+	mv "$d/trace.bin" "$d/trace.fast" &&
+	run "$d" -singlestep -d exec,nochain,int -D "$d/exec.log" &&
+	{ [ "$1" != el0 ] || cmp "$d/trace.fast" "$d/trace.bin"; } &&
+	echo "trace: $(stat -c %s "$d/trace.bin") bytes, TRBSR_EL1 $(reg "$d/regs.bin" 12 | cut -c1-8)..., TRCSTATR $(reg "$d/regs.bin" 13 | cut -c9-16)" &&
+	[ "$(reg "$d/regs.bin" 12)" = 0000000000000000 ] &&
+	[ "$(reg "$d/regs.bin" 13)" = 0000000000000003 ] &&
+	snapshot "$d" &&
+	(cd "$d" && trc_pkt_lister -ss_dir snapshot -src_name trbe0 \
+		-decode_only -logstdout) > "$d/decode.txt"
+}
+
+# The ID registers say ETE (TRCDEVARCH 0x47705a13) and what perf needs.
+ids() {
+	d=$tmp/all
+	echo "TRCDEVARCH 0x$(reg "$d/regs.bin" 11) TRCIDR0 0x$(reg "$d/regs.bin" 0) TRCIDR2 0x$(reg "$d/regs.bin" 2)"
+	[ "$(reg "$d/regs.bin" 11)" = 0000000047705a13 ]
+}
+
+# Decoded from EL0 and EL1: a data fault, an IRQ, a call (SVC #1), a trap
+# (UDF), a call from EL0.
+decode_all() {
+	python3 "$here/etecmp.py" "$tmp/all/decode.txt" "$tmp/all/exec.log" \
+		"$tmp/all/ete.sym" 0xc,0xe,0x2,0x3,0x2
+}
+
+# EL0 alone: only the user code, its SVC the only exception seen.
+decode_el0() {
+	python3 "$here/etecmp.py" "$tmp/el0/decode.txt" "$tmp/el0/exec.log" \
+		"$tmp/el0/ete.sym" 0x2 user sync_handler
+}
+
+check "build ete.S" build all && check "build ete.S, EL0 only" build el0 -DEL0_ONLY
+check "trace EL0 and EL1, with timestamps" trace all
+check "trace EL0 alone, the same bytes twice" trace el0
+check "ID registers" ids
+check "OpenCSD decodes EL0 and EL1 to what QEMU ran" decode_all
+check "OpenCSD decodes EL0 to what QEMU ran there" decode_el0
+echo "1..$n"
+exit $failed
