@@ -5,7 +5,10 @@
  * writes what it got through semihosting:
  *   trace.bin  the trace buffer, TRBBASER_EL1 to TRBPTR_EL1
  *   regs.bin   TRCIDR0-2, TRCIDR8-13, TRCCONFIGR, TRCTRACEIDR,
- *              TRCDEVARCH, TRBSR_EL1 and TRCSTATR, 8 bytes each
+ *              TRCDEVARCH, TRBSR_EL1, TRCSTATR, TRBPTR_EL1's offset in
+ *              the buffer and GICD_ISPENDR0, 8 bytes each
+ * The buffer is TBUF_SIZE bytes, in fill mode: the whole of it is written
+ * out if it filled (TRBSR_EL1.WRAP).  LOOPS sets the first loop's count.
  * Built with -DEL0_ONLY, TRFCR_EL1 traces EL0 alone (the EL1 handlers
  * are a gap, each exception and return seen from EL0) and without
  * timestamps, else EL0 and EL1 with them.
@@ -132,15 +135,21 @@ traced_end:
 	mrs	x0, TRBSR_EL1
 	mrs	x2, TRCSTATR
 	stp	x0, x2, [x1], #16
-
-	adr	x19, name_trace
 	ldr	x20, =tbuf
 	mrs	x21, TRBPTR_EL1
 	sub	x21, x21, x20
+	ldr	x2, =GICD
+	ldr	w2, [x2, #0x200]		/* GICD_ISPENDR0 */
+	stp	x21, x2, [x1], #16
+
+	mrs	x0, TRBSR_EL1
+	tbz	x0, #20, 1f			/* TRBSR_EL1.WRAP: it filled */
+	mov	x21, #TBUF_SIZE
+1:	adr	x19, name_trace
 	bl	write_file
 	adr	x19, name_regs
 	adr	x20, regs
-	mov	x21, #(14 * 8)
+	mov	x21, #(16 * 8)
 	bl	write_file
 	adr	x1, exit_block
 	semihost SYS_EXIT
@@ -172,7 +181,7 @@ write_file:
 /* The traced work: every kind of direct and indirect branch */
 work:
 	stp	x29, x30, [sp, #-16]!
-	mov	x0, #300		/* past two periodic A-syncs */
+	mov	x0, #LOOPS
 1:	subs	x0, x0, #1
 	b.ne	1b
 	mov	x1, #0
@@ -313,7 +322,7 @@ name_regs:	.asciz	"regs.bin"
 	.balign	8
 exit_block:	.quad	0x20026, 0	/* ADP_Stopped_ApplicationExit, 0 */
 params:		.quad	0, 0, 0
-regs:		.skip	14 * 8
+regs:		.skip	16 * 8
 
 	.bss
 	.balign	4096

@@ -20,7 +20,7 @@ load=0x40080000
 build() {	# MODE [CPPFLAGS]
 	d=$tmp/$1
 	mkdir -p "$d" &&
-	cpp -P -DTBUF_SIZE=65536 ${2:-} "$here/ete.S" > "$d/ete.s" &&
+	cpp -P -DTBUF_SIZE=65536 -DLOOPS=300 ${2:-} "$here/ete.S" > "$d/ete.s" &&
 	aarch64-linux-gnu-as -o "$d/ete.o" "$d/ete.s" &&
 	aarch64-linux-gnu-ld -Ttext=$load -e _start -o "$d/ete.elf" "$d/ete.o" &&
 	aarch64-linux-gnu-objcopy -O binary -j .text "$d/ete.elf" "$d/ete.bin" &&
@@ -62,17 +62,17 @@ snapshot() {	# DIR
 
 # The same program twice: its trace as it runs normally, and QEMU's log
 # of every instruction it executed (one per block); both traces must be
-# the same bytes but for timestamps (when TS is on: not in el0 mode), the
-# trace buffer must not have stopped (TRBSR_EL1 0) and the ETE must be
-# idle after its disable (TRCSTATR.IDLE).
-trace() {	# MODE
+# the same bytes but for timestamps (when TS is on: not in el0 mode).
+# TRBSR_EL1 must be as given, and the ETE idle after its disable
+# (TRCSTATR.IDLE).
+trace() {	# MODE TRBSR
 	d=$tmp/$1
 	run "$d" &&
 	mv "$d/trace.bin" "$d/trace.fast" &&
 	run "$d" -singlestep -d exec,nochain,int -D "$d/exec.log" &&
 	{ [ "$1" != el0 ] || cmp "$d/trace.fast" "$d/trace.bin"; } &&
-	echo "trace: $(stat -c %s "$d/trace.bin") bytes, TRBSR_EL1 $(reg "$d/regs.bin" 12 | cut -c1-8)..., TRCSTATR $(reg "$d/regs.bin" 13 | cut -c9-16)" &&
-	[ "$(reg "$d/regs.bin" 12)" = 0000000000000000 ] &&
+	echo "trace: $(stat -c %s "$d/trace.bin") bytes, TRBSR_EL1 $(reg "$d/regs.bin" 12), TRCSTATR $(reg "$d/regs.bin" 13)" &&
+	[ "$(reg "$d/regs.bin" 12)" = "$2" ] &&
 	[ "$(reg "$d/regs.bin" 13)" = 0000000000000003 ] &&
 	snapshot "$d" &&
 	(cd "$d" && trc_pkt_lister -ss_dir snapshot -src_name trbe0 \
@@ -84,6 +84,18 @@ ids() {
 	d=$tmp/all
 	echo "TRCDEVARCH 0x$(reg "$d/regs.bin" 11) TRCIDR0 0x$(reg "$d/regs.bin" 0) TRCIDR2 0x$(reg "$d/regs.bin" 2)"
 	[ "$(reg "$d/regs.bin" 11)" = 0000000047705a13 ]
+}
+
+# A buffer that fills: the TRBE stopped with a buffer-full event (IRQ,
+# WRAP, S, BSC 1: TRBSR_EL1 0x520001), its pointer back at the base, its
+# interrupt (PPI 5, INTID 21) pending, its 4 KiB the start of the trace.
+filled() {
+	r=$tmp/fill/regs.bin
+	echo "TRBPTR_EL1 at $(reg "$r" 14), GICD_ISPENDR0 $(reg "$r" 15)"
+	[ "$(reg "$r" 14)" = 0000000000000000 ] &&
+	[ $((0x$(reg "$r" 15) >> 21 & 1)) = 1 ] &&
+	python3 "$here/etecmp.py" --prefix "$tmp/fill/decode.txt" \
+		"$tmp/fill/exec.log" "$tmp/fill/ete.sym" ""
 }
 
 # Decoded from EL0 and EL1: a data fault, an IRQ, a call (SVC #1), a trap
@@ -100,10 +112,13 @@ decode_el0() {
 }
 
 check "build ete.S" build all && check "build ete.S, EL0 only" build el0 -DEL0_ONLY
-check "trace EL0 and EL1, with timestamps" trace all
-check "trace EL0 alone, the same bytes twice" trace el0
+check "build ete.S, a buffer that fills" build fill "-DTBUF_SIZE=4096 -DLOOPS=5000"
+check "trace EL0 and EL1, with timestamps" trace all 0000000000000000
+check "trace EL0 alone, the same bytes twice" trace el0 0000000000000000
+check "trace into a buffer that fills" trace fill 0000000000520001
 check "ID registers" ids
 check "OpenCSD decodes EL0 and EL1 to what QEMU ran" decode_all
 check "OpenCSD decodes EL0 to what QEMU ran there" decode_el0
+check "a full buffer stops, interrupts, and decodes" filled
 echo "1..$n"
 exit $failed
