@@ -14,9 +14,10 @@ PERF_OUT   := $(BUILD)/perf
 JOBS       ?= $(shell nproc)
 SELFTESTS  := perf_events
 # The emulator's tests (qemu/tests/NAME.sh): in the kselftests' guest,
-# and in the perf tests' guest.
+# in the perf tests' guest, and in the arm64 guest.
 QEMU_TESTS := pmu pt
 QEMU_PERF_TESTS := aux_record
+ARM64_QEMU_TESTS := cs_etm
 # perf test description patterns: the project's perf tests and upstream's
 # Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing");
 # "dumps" is test_core_trace.sh, "Hardware trace in core dumps".
@@ -29,9 +30,10 @@ PERF_FLAGS := NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      CC="ccache gcc" HOSTCC="ccache gcc"
 
 .PHONY: all tree kernel kernel-debug perf selftests qemu check demo bench \
+	arm64 kernel-arm64 perf-arm64 arm64-root \
 	fuzz checkpatch export deps clean
 
-all: kernel-debug perf selftests qemu
+all: kernel-debug perf selftests qemu arm64
 
 # The packages (Debian 12, root): once, and again when the list changes.
 DEPS_STAMP := $(BUILD)/.deps-installed
@@ -48,10 +50,24 @@ qemu: $(DEPS_STAMP)
 	harness/qemu.sh
 
 kernel: tree
-	harness/kbuild.sh $(KQEMU) harness/configs/qemu.config
+	harness/kbuild.sh $(KQEMU) harness/configs/guest.config harness/configs/x86.config
 
 kernel-debug: tree
-	harness/kbuild.sh $(KDEBUG) harness/configs/qemu.config harness/configs/debug.config
+	harness/kbuild.sh $(KDEBUG) harness/configs/guest.config harness/configs/x86.config \
+		harness/configs/debug.config
+
+# The arm64 guest: its debug kernel, perf (static, with OpenCSD) and root.
+arm64: kernel-arm64 perf-arm64 arm64-root
+
+kernel-arm64: tree
+	KARCH=arm64 harness/kbuild.sh $(BUILD)/kernel-arm64 harness/configs/guest.config \
+		harness/configs/arm64.config harness/configs/debug.config
+
+perf-arm64: tree
+	harness/perf-arm64.sh
+
+arm64-root: $(DEPS_STAMP)
+	harness/arm64-root.sh
 
 perf: tree
 	mkdir -p $(PERF_OUT)
@@ -78,7 +94,7 @@ checkpatch: tree
 
 check: all
 	SUITES="$(SELFTESTS)" QEMU_TESTS="$(QEMU_TESTS)" PERF_TESTS="$(PERF_TESTS)" \
-		QEMU_PERF_TESTS="$(QEMU_PERF_TESTS)" \
+		QEMU_PERF_TESTS="$(QEMU_PERF_TESTS)" ARM64_QEMU_TESTS="$(ARM64_QEMU_TESTS)" \
 		HOST_PERF_TESTS="$(HOST_PERF_TESTS)" harness/check.sh
 
 demo: kernel perf qemu

@@ -6,8 +6,9 @@
 # host, then, in two debug-kernel guests side by side, the kselftest
 # suites $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
 # tests $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, each
-# followed by one more: the emulator's flow test, and a check that the
-# harness itself reports a guest WARNING as a failure.
+# followed by more: the emulator's flow test; a check that the harness
+# itself reports a guest WARNING as a failure, then the arm64 debug
+# kernel's guest with the emulator's tests $ARM64_QEMU_TESTS.
 # Ends with "N passed, N failed, N skipped" (each skip is listed with its
 # reason).
 set -uo pipefail
@@ -125,10 +126,10 @@ guest_results() {	# NAME
 	fi
 }
 
-# Boot a debug-kernel guest running guest-tests.sh ARGS; its status goes
-# to results/NAME.rc.
-start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS]
-	"$repo/harness/run-guest.sh" -t 2400 -o "$results/$1" -x "${5:-}" \
+# Boot a debug-kernel guest (x86, or ARCH) running guest-tests.sh ARGS;
+# its status goes to results/NAME.rc.
+start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS [ARCH]]
+	"$repo/harness/run-guest.sh" -a "${6:-x86}" -t 2400 -o "$results/$1" -x "${5:-}" \
 		"$repo/harness/guest-tests.sh" "$build" "'$2'" "'$3'" "'$4'" \
 		> "$results/$1.log" 2>&1
 	echo $? > "$results/$1.rc"
@@ -170,6 +171,7 @@ kselftests_lane=$!
 		'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT' \
 		> "$results/warn.log" 2>&1
 	echo $? > "$results/warn.rc"
+	start_guest arm64 "" "$ARM64_QEMU_TESTS" "" "" arm64
 } &
 perf_tests_lane=$!
 wait $kselftests_lane
@@ -177,6 +179,7 @@ guest_results kselftests
 guest_results flow
 wait $perf_tests_lane
 guest_results perf-tests
+guest_results arm64
 
 echo "== harness"
 if [ "$(cat "$results/warn.rc")" = 1 ] &&

@@ -12,7 +12,7 @@ pkgs=(linux-source-6.1 qemu-system-data seabios dpkg-dev meson ninja-build
       libopencsd-dev libopencsd-bin libcap-dev libnuma-dev libzstd-dev
       libunwind-dev libslang2-dev systemtap-sdt-dev python3 python3-dev
       python3-setuptools python3-ply python3-git gcc make time valgrind
-      binutils-aarch64-linux-gnu)
+      binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu g++-aarch64-linux-gnu)
 
 # install also upgrades: a newer linux-source-6.1 from the registry is used
 # (harness/tree.sh says so when it differs from harness/base.version).
@@ -27,5 +27,8 @@ if ! grep -Eqs '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sour
 			> /etc/apt/sources.list.d/aux-sample-src.list
 	fi
 fi
+# arm64 packages are downloaded (never installed) for the arm64 guest's
+# perf (harness/perf-arm64.sh) and root (harness/arm64-root.sh).
+dpkg --add-architecture arm64
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${pkgs[@]}"

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kbuild.sh OUTDIR FRAGMENT...: configure (tinyconfig + fragments) and build
-# the assembled tree out of tree in OUTDIR, with ccache.  Fails when a
-# symbol a fragment asks for did not make it into .config (merge_config.sh
-# drops symbols with unmet dependencies silently).
+# the assembled tree out of tree in OUTDIR, with ccache: bzImage, or with
+# KARCH=arm64 an arm64 Image (cross-compiled).  Fails when a symbol a
+# fragment asks for did not make it into .config (merge_config.sh drops
+# symbols with unmet dependencies silently).
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -16,7 +17,15 @@ for f; do
 	frags+=("$(realpath "$f")")
 done
 set -- "${frags[@]}"
-kmake=(make -C "$tree" O="$out" -j"$(nproc)" CC="ccache gcc" HOSTCC="ccache gcc")
+kmake=(make -C "$tree" O="$out" -j"$(nproc)" HOSTCC="ccache gcc")
+if [ "${KARCH:-x86}" = arm64 ]; then
+	kmake+=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+		CC="ccache aarch64-linux-gnu-gcc")
+	image=Image
+else
+	kmake+=(CC="ccache gcc")
+	image=bzImage
+fi
 
 frag_sum=$(cat "$@" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.fragments" 2>/dev/null)" != "$frag_sum" ]; then
@@ -38,4 +47,4 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.fragments" 2>/dev/null)" != "$frag
 	echo "$frag_sum" > "$out/.fragments"
 fi
 
-"${kmake[@]}" -s bzImage headers
+"${kmake[@]}" -s $image headers

@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-guest.sh [-k BZIMAGE] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND...
+# run-guest.sh [-a arm64] [-k KERNEL] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND...
 #
-# Boot BZIMAGE under this project's QEMU ($BUILD/qemu, harness/qemu.sh: TCG
+# Boot KERNEL under this project's QEMU ($BUILD/qemu, harness/qemu.sh: TCG
 # with an Intel PMU and Intel PT, 2 vCPUs) with the host's root read-only over
 # virtio-9p, run COMMAND in the guest under sh, print its output and exit
-# with its status.  The run fails (status 1) when the console shows a kernel
+# with its status.  With -a arm64: the arm64 debug kernel on the virt
+# board (-cpu max: the ETE and TRBE), its root $BUILD/arm64-root
+# (harness/arm64-root.sh) with this repository and $BUILD at their paths.  The run fails (status 1) when the console shows a kernel
 # splat (oops, BUG, WARNING, KASAN, lockdep, kmemleak, hung task, RCU stall),
 # and ends with status 124 when the guest does not finish within SECONDS.
 # DIR keeps the run's files: cmd, output, rc and console.log.  QEMU_ARGS
@@ -17,17 +19,15 @@
 set -uo pipefail
 
 . "$(dirname "$0")/common.sh"
-kernel=$build/kernel-debug/arch/x86/boot/bzImage
-qemu=${QEMU:-$build/qemu/qemu-system-x86_64}
-# An Intel CPU (the emulated PMU and PT are Intel's) of a model no kernel or
-# perf quirk list names.
-cpu=max,vendor=GenuineIntel,family=6,model=127,stepping=0,la57=off
+arch=x86
+kernel=
 timeout=600
 out=
 extra=
 
-while getopts k:t:o:x: opt; do
+while getopts a:k:t:o:x: opt; do
 	case $opt in
+	a) arch=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	o) out=$OPTARG ;;
@@ -36,7 +36,34 @@ while getopts k:t:o:x: opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: run-guest.sh [-k BZIMAGE] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run-guest.sh [-a arm64] [-k KERNEL] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND..." >&2; exit 2; }
+
+ninep=trans=virtio,version=9p2000.L,msize=512000,cache=loose
+debug="panic=-1 rcupdate.rcu_cpu_stall_timeout=300 hung_task_timeout_secs=600"
+case $arch in
+x86)
+	kernel=${kernel:-$build/kernel-debug/arch/x86/boot/bzImage}
+	qemu=${QEMU:-$build/qemu/qemu-system-x86_64}
+	# An Intel CPU (the emulated PMU and PT are Intel's) of a model no
+	# kernel or perf quirk list names.
+	machine=(-L /usr/share/qemu -L /usr/share/seabios
+		 -cpu max,vendor=GenuineIntel,family=6,model=127,stepping=0,la57=off)
+	append="console=ttyS0 root=hostroot rootfstype=9p rootflags=$ninep ro init=$repo/harness/guest-init.sh acpi=noirq tsc=reliable $debug"
+	roots=(-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap)
+	;;
+arm64)
+	kernel=${kernel:-$build/kernel-arm64/arch/arm64/boot/Image}
+	qemu=${QEMU:-$build/qemu/qemu-system-aarch64}
+	machine=(-M virt,gic-version=3 -cpu max)
+	append="console=ttyAMA0 root=hostroot rootfstype=9p rootflags=$ninep ro init=/init $debug"
+	roots=(-virtfs "local,path=$build/arm64-root,mount_tag=hostroot,security_model=none,readonly=on"
+	       -virtfs "local,path=$repo,mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
+	       -virtfs "local,path=$build,mount_tag=build,security_model=none,readonly=on,multidevs=remap")
+	;;
+*)
+	echo "run-guest: no such guest architecture: $arch" >&2
+	exit 2 ;;
+esac
 [ -f "$kernel" ] || { echo "run-guest: no kernel at $kernel" >&2; exit 2; }
 [ -x "$qemu" ] || { echo "run-guest: no QEMU at $qemu (make qemu)" >&2; exit 2; }
 
@@ -49,19 +76,16 @@ out=$(cd "$out" && pwd)
 rm -f "$out/output" "$out/rc" "$out/console.log"
 printf '%s\n' "$*" > "$out/cmd"
 
-timeout --foreground -k 10 "$timeout" "$qemu" \
-	-L /usr/share/qemu -L /usr/share/seabios -nic none \
-	-accel tcg,thread=single -cpu "$cpu" -smp 2 -m 2048 -no-reboot \
+timeout --foreground -k 10 "$timeout" "$qemu" "${machine[@]}" -nic none \
+	-accel tcg,thread=single -smp 2 -m 2048 -no-reboot \
 	-display none -monitor none -serial "file:$out/console.log" \
-	-kernel "$kernel" \
-	-append "console=ttyS0 root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$repo/harness/guest-init.sh panic=-1 acpi=noirq tsc=reliable rcupdate.rcu_cpu_stall_timeout=300 hung_task_timeout_secs=600" \
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-kernel "$kernel" -append "$append" "${roots[@]}" \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none" $extra
 qemu_rc=$?
 
 [ -f "$out/output" ] && cat "$out/output"
 
-splat='Oops|BUG:|WARNING:|KASAN|kernel BUG|Kernel panic|unreferenced object|INFO: task .* blocked|rcu: INFO:|Call Trace:'
+splat='Oops|BUG:|WARNING:|KASAN|kernel BUG|Kernel panic|unreferenced object|INFO: task .* blocked|rcu: INFO:|Call [Tt]race:'
 if grep -Eq "$splat" "$out/console.log"; then
 	echo "run-guest: kernel splat on the console ($out/console.log):" >&2
 	grep -E -m5 "$splat" "$out/console.log" >&2

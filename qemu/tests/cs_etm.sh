@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# cs_etm.sh BUILD: in the arm64 guest (run-guest.sh -a arm64), Linux's
+# stock ETE and TRBE drivers on TCG's ETE and TRBE (qemu/0009, 0010), and
+# perf's cs_etm on them, decoded by perf with OpenCSD: the instructions of
+# a known program exactly, and upstream's own CoreSight test.  TAP.
+. "$(dirname "$0")/lib/guest.sh"
+perf=$1/perf-arm64/perf
+tests=$1/arm64-tests
+tree=$1/linux
+loops=10000
+
+# Each CPU's ETE and TRBE found, the TRBE's interrupt requested.
+probed() {
+	cpus=$(grep -c ^processor /proc/cpuinfo)
+	dmesg | grep 'ete v1.0 initialized'
+	[ "$(dmesg | grep -c 'CPU[0-9]*: ete v1.0 initialized')" = "$cpus" ] &&
+	for cpu in $(seq 0 $((cpus - 1))); do
+		[ -e /sys/bus/coresight/devices/trbe$cpu ] &&
+		[ -e /sys/bus/event_source/devices/cs_etm/sinks/trbe$cpu ] || return 1
+	done &&
+	grep arm_trbe /proc/interrupts
+}
+
+# loop.arm64.S's flow, as perf decodes it instruction by instruction:
+# 2 * LOOPS + 4 instructions, loop_top and loop_branch LOOPS times each.
+# (Its branch samples are no oracle: perf turns the taken branch before an
+# interrupt into a trace-on sample after it.)
+instructions() {
+	"$perf" record -q -o "$tmp/loop.data" -e cs_etm//u --per-thread \
+		"$tests/loop" &&
+	"$perf" script -i "$tmp/loop.data" --itrace=i1 -F ip > "$tmp/i" &&
+	for sym in loop_top loop_branch; do
+		addr=$(awk -v s=$sym '$3 == s { sub(/^0+/, "", $1); print $1 }' "$tests/loop.sym")
+		eval $sym=$(awk -v a="$addr" '{ sub(/^ *0*/, "") } $0 == a { n++ } END { print n + 0 }' "$tmp/i")
+	done &&
+	echo "$(wc -l < "$tmp/i") instructions (want $((2 * loops + 4))), loop_top $loop_top, loop_branch $loop_branch (want $loops)" &&
+	[ "$(wc -l < "$tmp/i")" = $((2 * loops + 4)) ] &&
+	[ "$loop_top" = $loops ] && [ "$loop_branch" = $loops ]
+}
+
+# Upstream's test (tools/perf/tests/shell/test_arm_coresight.sh), run by
+# perf test from its tree, with this perf first in PATH: it must say Ok.
+# (Its path test walks etm* devices only, none of them ETEs in 6.1.)
+upstream() {
+	(cd "$tree/tools/perf" &&
+	 PATH=$(dirname "$perf"):$PATH "$perf" test -v 'Arm CoreSight') > "$tmp/up" 2>&1
+	cat "$tmp/up"
+	grep -q ': Ok$' "$tmp/up"
+}
+
+check "the ETE and TRBE drivers probe" probed
+check "perf record -e cs_etm//u decodes a loop's instructions exactly" instructions
+check "upstream's test_arm_coresight.sh" upstream
+echo "1..$n"
+exit $failed
