@@ -18,6 +18,9 @@ SELFTESTS  := perf_events
 QEMU_TESTS := pmu pt
 QEMU_PERF_TESTS := aux_record
 ARM64_QEMU_TESTS := cs_etm
+# The kselftests built for the arm64 guest (SUITE/PROGRAM): those of the
+# CoreSight units, which only it has.
+ARM64_SELFTESTS := perf_events/aux_sample_cs_etm
 # perf test description patterns: the project's perf tests and upstream's
 # Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing");
 # "dumps" is test_core_trace.sh, "Hardware trace in core dumps".
@@ -30,7 +33,7 @@ PERF_FLAGS := NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 	      CC="ccache gcc" HOSTCC="ccache gcc"
 
 .PHONY: all tree kernel kernel-debug perf selftests qemu check demo bench \
-	arm64 kernel-arm64 perf-arm64 arm64-root \
+	arm64 kernel-arm64 perf-arm64 arm64-root selftests-arm64 \
 	fuzz checkpatch export deps clean
 
 all: kernel-debug perf selftests qemu arm64
@@ -56,8 +59,9 @@ kernel-debug: tree
 	harness/kbuild.sh $(KDEBUG) harness/configs/guest.config harness/configs/x86.config \
 		harness/configs/debug.config
 
-# The arm64 guest: its debug kernel, perf (static, with OpenCSD) and root.
-arm64: kernel-arm64 perf-arm64 arm64-root
+# The arm64 guest: its debug kernel, perf (static, with OpenCSD), root and
+# the kselftests that have something to test there.
+arm64: kernel-arm64 perf-arm64 arm64-root selftests-arm64
 
 kernel-arm64: tree
 	KARCH=arm64 harness/kbuild.sh $(BUILD)/kernel-arm64 harness/configs/guest.config \
@@ -89,12 +93,31 @@ selftests: kernel-debug
 			> $(BUILD)/selftests/$$t/tests.list || exit 1; \
 	done
 
+# Static, against the sysroot perf-arm64 unpacks (OpenCSD); the guest runs
+# each suite's tests.list as the x86 guest does.
+ARM64_SYSROOT := $(BUILD)/arm64-sysroot
+selftests-arm64: kernel-arm64 perf-arm64
+	rm -f $(BUILD)/selftests-arm64/*/tests.list
+	for t in $(ARM64_SELFTESTS); do \
+		suite=$${t%%/*}; prog=$${t#*/}; \
+		mkdir -p $(BUILD)/selftests-arm64/$$suite && \
+		$(MAKE) -s -C $(TREE)/tools/testing/selftests/$$suite \
+			ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+			OUTPUT=$(BUILD)/selftests-arm64/$$suite \
+			USERCFLAGS="-DTEST_TIMEOUT_DEFAULT=150 -I$(ARM64_SYSROOT)/usr/include" \
+			LDFLAGS="-static -L$(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu -lpthread" \
+			KHDR_INCLUDES="-isystem $(BUILD)/kernel-arm64/usr/include" \
+			$(BUILD)/selftests-arm64/$$suite/$$prog || exit 1; \
+		echo $$prog >> $(BUILD)/selftests-arm64/$$suite/tests.list; \
+	done
+
 checkpatch: tree
 	harness/checkpatch.sh
 
 check: all
 	SUITES="$(SELFTESTS)" QEMU_TESTS="$(QEMU_TESTS)" PERF_TESTS="$(PERF_TESTS)" \
 		QEMU_PERF_TESTS="$(QEMU_PERF_TESTS)" ARM64_QEMU_TESTS="$(ARM64_QEMU_TESTS)" \
+		ARM64_SUITES="$(sort $(patsubst %/,%,$(dir $(ARM64_SELFTESTS))))" \
 		HOST_PERF_TESTS="$(HOST_PERF_TESTS)" harness/check.sh
 
 demo: kernel perf qemu

@@ -8,7 +8,8 @@
 # tests $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, each
 # followed by more: the emulator's flow test; a check that the harness
 # itself reports a guest WARNING as a failure, then the arm64 debug
-# kernel's guest with the emulator's tests $ARM64_QEMU_TESTS.
+# kernel's guest with the kselftest suites $ARM64_SUITES (make
+# selftests-arm64) and the emulator's tests $ARM64_QEMU_TESTS.
 # Ends with "N passed, N failed, N skipped" (each skip is listed with its
 # reason).
 set -uo pipefail
@@ -171,7 +172,7 @@ kselftests_lane=$!
 		'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT' \
 		> "$results/warn.log" 2>&1
 	echo $? > "$results/warn.rc"
-	start_guest arm64 "" "$ARM64_QEMU_TESTS" "" "" arm64
+	start_guest arm64 "$ARM64_SUITES" "$ARM64_QEMU_TESTS" "" "" arm64
 } &
 perf_tests_lane=$!
 wait $kselftests_lane

@@ -16,8 +16,11 @@ build=$1
 out=/tmp/out/tests
 mkdir -p $out
 
+# The arm64 guest's are built apart (make selftests-arm64).
+selftests=$build/selftests
+[ "$(uname -m)" != aarch64 ] || selftests=$build/selftests-arm64
 for suite in $2; do
-	dir=$build/selftests/$suite
+	dir=$selftests/$suite
 	limit=$(sed -n "s/^timeout=//p" "$build/linux/tools/testing/selftests/$suite/settings" 2>/dev/null)
 	[ -n "$limit" ] || limit=45
 	# The suite's limit is for hardware; TCG with KASAN is slower.

@@ -9,15 +9,24 @@
  *              the buffer and GICD_ISPENDR0, 8 bytes each
  * The buffer is TBUF_SIZE bytes, in fill mode: the whole of it is written
  * out if it filled (TRBSR_EL1.WRAP).  LOOPS sets the first loop's count.
+ * Built with -DEMPTY_BUFFER, the buffer's limit is its base, in wrap
+ * mode (CONSTRAINED UNPREDICTABLE: QEMU stops collection, full, at once).
+ * Built with -DSTART_IRQ, the buffer starts stopped, and collection
+ * starts (at collection_on) with the TRBE's interrupt asserted and
+ * unmasked: it is taken before traced_begin runs, where a start is due.
+ * Built with -DCPU_RESET (for -smp 2), it traces nothing, but exits with
+ * whether CPU 0's TRBE interrupt is still pending after CPU 0's reset
+ * (cpu_reset below).
  * Built with -DEL0_ONLY, TRFCR_EL1 traces EL0 alone (the EL1 handlers
  * are a gap, each exception and return seen from EL0) and without
  * timestamps, else EL0 and EL1 with them.
  *
  * What runs while tracing: a counted loop (B.NE), CBZ/CBNZ/TBZ/TBNZ both
  * ways, BL/RET, BLR and BR through a table, a data abort, WFI and the
- * timer's IRQ, SVC, UDF (an undefined instruction trap), ERET to EL0 and
- * an SVC back, all between the labels traced_begin and traced_end, which
- * ete.sh checks the decode against.
+ * timer's IRQ, SVC, UDF (an undefined instruction trap), ERET to EL0, a
+ * WFI there that traps (SCTLR_EL1.nTWI clear) and an SVC back, all
+ * between the labels traced_begin and traced_end, which ete.sh checks
+ * the decode against.
  */
 
 #define TRCPRGCTLR	s2_1_c0_c1_0
@@ -46,6 +55,7 @@
 #define GICD		0x08000000	/* the virt board's GICv2 */
 #define GICC		0x08010000
 #define TIMER_INTID	27		/* the EL1 virtual timer's PPI */
+#define TRBE_INTID	21		/* the TRBE's PPI */
 
 #define SYS_OPEN	0x01
 #define SYS_CLOSE	0x02
@@ -57,22 +67,52 @@
 	hlt	#0xf000
 	.endm
 
+	/* Enable the GIC with PPI \intid unmasked (clobbers x1, w2) */
+	.macro gic_enable intid
+	ldr	x1, =GICD
+	mov	w2, #1
+	str	w2, [x1]			/* GICD_CTLR */
+	mov	w2, #(1 << \intid)
+	str	w2, [x1, #0x100]		/* GICD_ISENABLER0 */
+	ldr	x1, =GICC
+	mov	w2, #0xff
+	str	w2, [x1, #4]			/* GICC_PMR */
+	mov	w2, #1
+	str	w2, [x1]			/* GICC_CTLR */
+	.endm
+
 	.text
 	.globl	_start
 _start:
 	ldr	x0, =stack_top
 	mov	sp, x0
+#ifdef CPU_RESET
+	b	cpu_reset
+#endif
 	adr	x0, vectors
 	msr	vbar_el1, x0
+	mrs	x0, sctlr_el1
+	bic	x0, x0, #(1 << 16)	/* nTWI: WFI at EL0 traps */
+	msr	sctlr_el1, x0
 
 	/* The trace buffer: fill mode, enabled */
 	ldr	x0, =tbuf
 	msr	TRBBASER_EL1, x0
 	msr	TRBPTR_EL1, x0
+#ifdef EMPTY_BUFFER
+	orr	x0, x0, #(1 << 1 | 1)	/* wrap mode, LIMIT the base */
+#else
 	add	x0, x0, #TBUF_SIZE
 	orr	x0, x0, #1
+#endif
 	msr	TRBLIMITR_EL1, x0
+#ifdef START_IRQ
+	mov	x0, #(1 << 17)		/* S: collection stopped */
+	msr	TRBSR_EL1, x0
+	gic_enable TRBE_INTID
+#else
 	msr	TRBSR_EL1, xzr
+#endif
 
 	/* The trace unit: unlocked, ViewInst on TRUE, A-sync every 256 bytes */
 #ifdef EL0_ONLY
@@ -98,6 +138,13 @@ _start:
 	msr	contextidr_el1, x0
 	mov	x0, #1
 	msr	TRCPRGCTLR, x0
+#ifdef START_IRQ
+	isb
+	msr	daifclr, #2
+	mov	x0, #(1 << 22)		/* IRQ, and S clear: collecting */
+collection_on:
+	msr	TRBSR_EL1, x0
+#endif
 traced_begin:				/* the first instruction traced */
 	isb
 	bl	work
@@ -211,16 +258,7 @@ back:	add	x4, x4, #1
 	 * WFI until the virtual timer's interrupt is pending (masked, so
 	 * it is taken exactly where it is unmasked, after the MSR)
 	 */
-	ldr	x1, =GICD
-	mov	w2, #1
-	str	w2, [x1]			/* GICD_CTLR */
-	mov	w2, #(1 << TIMER_INTID)
-	str	w2, [x1, #0x100]		/* GICD_ISENABLER0 */
-	ldr	x1, =GICC
-	mov	w2, #0xff
-	str	w2, [x1, #4]			/* GICC_PMR */
-	mov	w2, #1
-	str	w2, [x1]			/* GICC_CTLR */
+	gic_enable TIMER_INTID
 	mov	x2, #1000
 	msr	cntv_tval_el0, x2
 	mov	x2, #1
@@ -245,7 +283,7 @@ case2:	nop
 	.balign	8
 table:	.quad	case0, case1, case2
 
-/* ERET to EL0 at user, which calls SVC #2 to come back here */
+/* ERET to EL0 at user, which calls SVC #9 to come back here */
 to_el0:
 	adr	x0, user
 	msr	elr_el1, x0
@@ -262,12 +300,14 @@ user:
 	mov	x0, #3
 1:	subs	x0, x0, #1
 	b.ne	1b
+	wfi			/* traps, and returns past itself */
 	svc	#9
 	b	.		/* the SVC handler does not return here */
 
 /*
  * Exceptions to EL1: SVC #9 from EL0 goes back to el0_back at EL1, any
- * other SVC returns past it, as does a UDF or a data abort.
+ * other SVC returns past it, as does a UDF, a trapped WFI or a data
+ * abort.
  */
 sync_handler:
 	mrs	x9, esr_el1
@@ -287,13 +327,62 @@ skip:	mrs	x9, elr_el1
 	msr	elr_el1, x9
 done:	eret
 
-/* The timer's interrupt: acknowledged, the timer off, ended */
+/*
+ * The timer's interrupt: acknowledged, the timer off, ended.  The TRBE's
+ * (START_IRQ): its event cleared, and IRQs masked again on the return.
+ */
 irq_handler:
 	ldr	x9, =GICC
 	ldr	w10, [x9, #0xc]		/* GICC_IAR */
-	msr	cntv_ctl_el0, xzr
-	str	w10, [x9, #0x10]	/* GICC_EOIR */
+#ifdef START_IRQ
+	cmp	w10, #TRBE_INTID
+	b.ne	1f
+	msr	TRBSR_EL1, xzr
+	mrs	x11, spsr_el1
+	orr	x11, x11, #(1 << 7)
+	msr	spsr_el1, x11
+	b	2f
+#endif
+1:	msr	cntv_ctl_el0, xzr
+2:	str	w10, [x9, #0x10]	/* GICC_EOIR */
 	eret
+
+#ifdef CPU_RESET
+#define PSCI_CPU_OFF	0x84000002
+#define PSCI_CPU_ON	0xc4000003	/* SMC64 */
+/*
+ * A CPU's reset lowers its TRBE's interrupt: CPU 0 asserts it
+ * (TRBSR_EL1.IRQ) and powers itself off, CPU 1 powers it on again (PSCI
+ * through HVC, the virt board's conduit without EL2 and EL3: CPU_ON
+ * resets the CPU, not the GIC), and CPU 0 exits with the PPI's pending
+ * bit in GICD_ISPENDR0 (banked per CPU): 0 if the reset lowered it.
+ */
+cpu_reset:
+	mov	x0, #(1 << 22)
+	msr	TRBSR_EL1, x0
+	ldr	x0, =PSCI_CPU_ON
+	mov	x1, #1
+	adr	x2, 1f
+	mov	x3, #0
+	hvc	#0
+	ldr	x0, =PSCI_CPU_OFF
+	hvc	#0
+	b	.
+1:	ldr	x0, =PSCI_CPU_ON	/* CPU 1: until CPU 0 is off */
+	mov	x1, #0
+	adr	x2, 2f
+	mov	x3, #0
+	hvc	#0
+	cbnz	x0, 1b
+	b	.
+2:	ldr	x1, =GICD
+	ldr	w2, [x1, #0x200]		/* GICD_ISPENDR0 */
+	ubfx	x2, x2, #TRBE_INTID, #1
+	adr	x1, exit_block
+	str	x2, [x1, #8]
+	semihost SYS_EXIT
+	b	.
+#endif
 
 	.balign	2048
 vectors:

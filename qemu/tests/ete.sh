@@ -5,12 +5,15 @@
 # executed, told by a decoder this project did not write: ete.S, a
 # bare-metal program on the virt board, traces itself (branches of every
 # kind, a data abort, WFI and an IRQ, SVC, an undefined instruction, ERET
-# to EL0 and back) and writes
+# to EL0, a WFI that traps and back) and writes
 # its trace buffer and the ETE's ID registers out by semihosting; Debian's
 # OpenCSD (trc_pkt_lister, from a snapshot made of those registers and the
 # program's image) decodes it, and etecmp.py matches the instructions
 # against QEMU's own log of what it ran.  Once with EL0 and EL1 traced,
-# once with EL0 alone (TRFCR_EL1), where each exception leaves a gap.
+# once with EL0 alone (TRFCR_EL1), where each exception leaves a gap, and
+# once with EL0 and EL1 under -icount, once where an interrupt comes as
+# collection starts; and a buffer that fills, one with no room, and a
+# CPU reset with the TRBE's interrupt asserted.
 # Runs on the host, with BUILD/qemu/qemu-system-aarch64.  TAP.
 . "$(dirname "$0")/lib/tap.sh"
 qemu=$(cd "$1" && pwd)/qemu/qemu-system-aarch64
@@ -64,15 +67,17 @@ snapshot() {	# DIR
 # of every instruction it executed (one per block); both traces must be
 # the same bytes but for timestamps (when TS is on: not in el0 mode).
 # TRBSR_EL1 must be as given, and the ETE idle after its disable
-# (TRCSTATR.IDLE).
-trace() {	# MODE TRBSR
+# (TRCSTATR.IDLE).  QEMU_ARGS go to both runs.
+trace() {	# MODE TRBSR [QEMU_ARGS...]
 	d=$tmp/$1
-	run "$d" &&
+	want=$2
+	shift 2
+	run "$d" "$@" &&
 	mv "$d/trace.bin" "$d/trace.fast" &&
-	run "$d" -singlestep -d exec,nochain,int -D "$d/exec.log" &&
-	{ [ "$1" != el0 ] || cmp "$d/trace.fast" "$d/trace.bin"; } &&
+	run "$d" "$@" -singlestep -d exec,nochain,int -D "$d/exec.log" &&
+	{ [ "$d" != "$tmp/el0" ] || cmp "$d/trace.fast" "$d/trace.bin"; } &&
 	echo "trace: $(stat -c %s "$d/trace.bin") bytes, TRBSR_EL1 $(reg "$d/regs.bin" 12), TRCSTATR $(reg "$d/regs.bin" 13)" &&
-	[ "$(reg "$d/regs.bin" 12)" = "$2" ] &&
+	[ "$(reg "$d/regs.bin" 12)" = "$want" ] &&
 	[ "$(reg "$d/regs.bin" 13)" = 0000000000000003 ] &&
 	snapshot "$d" &&
 	(cd "$d" && trc_pkt_lister -ss_dir snapshot -src_name trbe0 \
@@ -98,27 +103,71 @@ filled() {
 		"$tmp/fill/exec.log" "$tmp/fill/ete.sym" ""
 }
 
-# Decoded from EL0 and EL1: a data fault, an IRQ, a call (SVC #1), a trap
-# (UDF), a call from EL0.
-decode_all() {
-	python3 "$here/etecmp.py" "$tmp/all/decode.txt" "$tmp/all/exec.log" \
-		"$tmp/all/ete.sym" 0xc,0xe,0x2,0x3,0x2
+# A buffer with no room (LIMIT its base), in wrap mode: the first trace
+# stops collection, full (IRQ, S, BSC 1, not WRAP: TRBSR_EL1 0x420001),
+# the pointer where it was and the interrupt pending, and the program
+# ends (the TRBE once wrapped round such a buffer for ever).
+empty() {
+	d=$tmp/empty
+	run "$d" &&
+	r=$d/regs.bin &&
+	echo "TRBSR_EL1 $(reg "$r" 12), TRBPTR_EL1 at $(reg "$r" 14), GICD_ISPENDR0 $(reg "$r" 15)" &&
+	[ "$(reg "$r" 12)" = 0000000000420001 ] &&
+	[ "$(reg "$r" 14)" = 0000000000000000 ] &&
+	[ $((0x$(reg "$r" 15) >> 21 & 1)) = 1 ]
 }
 
-# EL0 alone: only the user code, its SVC the only exception seen.
+# CPU 0's reset (PSCI CPU_OFF, CPU_ON) lowers its TRBE's interrupt:
+# ete.S exits with its pending bit after the reset.
+cpu_reset() {
+	run "$tmp/reset" -smp 2
+}
+
+# Decoded from EL0 and EL1: a data fault, an IRQ, a call (SVC #1), a trap
+# (UDF), a trap from EL0 (WFI: no atom for it), a call from EL0.
+decode_all() {	# [MODE]
+	d=$tmp/${1:-all}
+	python3 "$here/etecmp.py" "$d/decode.txt" "$d/exec.log" \
+		"$d/ete.sym" 0xc,0xe,0x2,0x3,0x3,0x2
+}
+
+# Collection starts with the TRBE's interrupt pending: it is taken
+# before traced_begin runs, its exception after the start (TraceOn,
+# traced_begin with its context), where the decoder sees it (one before
+# the start, it drops); then the same as above.
+decode_start_irq() {
+	python3 "$here/etecmp.py" "$tmp/startirq/decode.txt" \
+		"$tmp/startirq/exec.log" "$tmp/startirq/ete.sym" \
+		0xe,0xc,0xe,0x2,0x3,0x3,0x2
+}
+
+# EL0 alone: only the user code, its WFI's trap and its SVC the only
+# exceptions seen.
 decode_el0() {
 	python3 "$here/etecmp.py" "$tmp/el0/decode.txt" "$tmp/el0/exec.log" \
-		"$tmp/el0/ete.sym" 0x2 user sync_handler
+		"$tmp/el0/ete.sym" 0x3,0x2 user sync_handler
 }
 
 check "build ete.S" build all && check "build ete.S, EL0 only" build el0 -DEL0_ONLY
 check "build ete.S, a buffer that fills" build fill "-DTBUF_SIZE=4096 -DLOOPS=5000"
+check "build ete.S, for -icount" build icount
+check "build ete.S, a buffer with no room" build empty -DEMPTY_BUFFER
+check "build ete.S, an interrupt as collection starts" build startirq -DSTART_IRQ
+check "build ete.S, a CPU reset" build reset -DCPU_RESET
 check "trace EL0 and EL1, with timestamps" trace all 0000000000000000
 check "trace EL0 alone, the same bytes twice" trace el0 0000000000000000
 check "trace into a buffer that fills" trace fill 0000000000520001
+check "trace EL0 and EL1 under -icount shift=0" \
+	trace icount 0000000000000000 -icount shift=0
+check "trace with an interrupt as collection starts" \
+	trace startirq 0000000000000000
 check "ID registers" ids
 check "OpenCSD decodes EL0 and EL1 to what QEMU ran" decode_all
 check "OpenCSD decodes EL0 to what QEMU ran there" decode_el0
+check "OpenCSD decodes -icount's trace to what QEMU ran" decode_all icount
+check "an exception where a start is due follows the start" decode_start_irq
 check "a full buffer stops, interrupts, and decodes" filled
+check "a buffer with no room stops at once, full" empty
+check "a CPU's reset lowers its TRBE's interrupt" cpu_reset
 echo "1..$n"
 exit $failed

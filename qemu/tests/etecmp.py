@@ -6,7 +6,8 @@ instructions QEMU executed, in order?
 
 EXEC_LOG is QEMU's -singlestep -d exec,nochain,int log (one block per
 instruction, and the exceptions taken), SYMBOLS nm's output for ete.elf.  The instructions executed
-from traced_begin up to traced_end (or, given LO HI, those of them at
+from traced_begin (or past collection_on, where there is one) up to
+traced_end (or, given LO HI, those of them at
 addresses in [LO, HI) by symbol: the EL0 code, when only EL0 is traced)
 must be the decoded ones, in order, but for instructions after the last
 P0 element (a branch, ISB, WFx) before traced_end, which nothing in the
@@ -24,6 +25,8 @@ EXCEPTION = re.compile(r'EXCEPTION\(pref ret addr:0x([0-9a-f]+); '
                        r'excep num \((0x[0-9a-f]+)\)')
 TRACE = re.compile(r'^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/')
 ELR = re.compile(r'^\.\.\.with ELR 0x([0-9a-f]+)')
+REWOUND = re.compile(r'^cpu_io_recompile: rewound execution of TB to '
+                     r'([0-9a-f]+)')
 
 
 def decoded(path):
@@ -50,16 +53,24 @@ def decoded(path):
 
 def executed(path, syms, lo, hi):
     """What QEMU ran, and the instructions that faulted (their exception's
-    ELR is the instruction itself: they never completed)."""
+    ELR is the instruction itself: they never completed).  Under icount,
+    a block that did I/O before its end is rewound and run again: the
+    first run did not complete."""
     pcs, faulted = [], set()
     for line in open(path):
         m = TRACE.match(line)
         if m:
             pcs.append(int(m[1], 16))
+        m = REWOUND.match(line)
+        if m and pcs and int(m[1], 16) == pcs[-1]:
+            pcs.pop()
         m = ELR.match(line)
         if m and pcs and int(m[1], 16) == pcs[-1]:
             faulted.add(pcs.pop())
-    begin = pcs.index(syms['traced_begin'])
+    if 'collection_on' in syms:
+        begin = pcs.index(syms['collection_on']) + 1
+    else:
+        begin = pcs.index(syms['traced_begin'])
     end = pcs.index(syms['traced_end'], begin)
     return [pc for pc in pcs[begin:end] if lo <= pc < hi], faulted
 

@@ -14,8 +14,6 @@
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <intel-pt.h>
 #include <linux/perf_event.h>
@@ -27,22 +25,6 @@
 /* Room for a round's samples (a few hundred, up to 8 KiB each) */
 #define DATA_PAGES	1024
 #define MAX_ROUNDS	20
-
-/* Work in this process's own code: a loop with calls and branches. */
-static unsigned long step(unsigned long i, unsigned long acc)
-{
-	return i % 3 ? acc + i : acc ^ i;
-}
-
-static void work(unsigned long n)
-{
-	unsigned long i, acc = 0;
-
-	for (i = 0; i < n; i++) {
-		acc = step(i, acc);
-		asm volatile("" : : "r" (acc) : "memory");
-	}
-}
 
 FIXTURE(pt_sample) {
 	int			fd;
@@ -141,44 +123,10 @@ static uint64_t stream_end(const struct ptsim_sample *s)
 }
 
 /*
- * A round of work with the sampler enabled: work(@n) once, or before each
- * of @faults first touches of a page.  Its samples go to @ss.
- */
-static void sample_round(struct __test_metadata *_metadata, int fd,
-			 struct ptsim_map *map, struct ptsim_samples *ss,
-			 unsigned int faults, unsigned long n)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t lost = 0;
-	char *mem = NULL;
-	unsigned int i;
-
-	if (faults) {
-		mem = mmap(NULL, faults * page, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_NE(mem, MAP_FAILED);
-	}
-	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
-	if (!faults)
-		work(n);
-	for (i = 0; i < faults; i++) {
-		work(n);
-		mem[i * page] = 1;
-		asm volatile("" : : "r" (mem) : "memory");
-	}
-	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
-	if (mem)
-		munmap(mem, faults * page);
-	ASSERT_GE(ptsim_read_samples(map, PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
-				     ss, &lost), 0);
-	ASSERT_EQ(lost, 0);
-}
-
-/*
- * Sample in rounds of @faults (see sample_round()) until there are @min
+ * Sample in rounds of @faults (ptsim_sample_round()) until there are @min
  * samples, and check every sample's trace: it decodes, and ends at the
  * sample's IP.  With faults, the first round's positions tell how much
- * trace work() writes, and the rounds after work for @trace_size bytes
+ * trace ptsim_work() writes, and the rounds after work for @trace_size bytes
  * between faults.
  */
 static void sample_and_check(struct __test_metadata *_metadata, int fd,
@@ -193,8 +141,12 @@ static void sample_and_check(struct __test_metadata *_metadata, int fd,
 
 	for (round = 0; round < MAX_ROUNDS; round++) {
 		size_t first = ss->nr;
+		uint64_t lost = 0;
 
-		sample_round(_metadata, fd, map, ss, faults, n);
+		ASSERT_EQ(ptsim_sample_round(fd, map, PERF_SAMPLE_IP |
+					     PERF_SAMPLE_AUX, ss, faults, n,
+					     &lost), 0);
+		ASSERT_EQ(lost, 0);
 		if (ss->nr >= min)
 			break;
 		if (round || !faults || ss->nr < first + 2)
@@ -271,7 +223,7 @@ TEST_F(pt_sample, trace_after_a_stop_and_a_sleep)
 	CPU_ZERO(&set);
 	CPU_SET(cpus > 1 ? cpus - 1 : 0, &set);
 	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
-	work(PERIOD);
+	ptsim_work(PERIOD);
 	usleep(10000);
 	sample_and_check(_metadata, self->fd, &self->map, &self->ss,
 			 self->image, variant->faults, variant->trace_size,

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/elf.h>
-#include <intel-pt.h>
 
 #include "ptsim_lib.h"
 
@@ -208,129 +208,6 @@ int ptsim_snapshot(struct ptsim_map *m, struct ptsim_stream *s)
 
 	add_aux(s, m, head - len, len, PERF_AUX_FLAG_OVERWRITE);
 	return len;
-}
-
-static size_t chunk_of(const struct ptsim_stream *s, uint64_t off)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr_chunks; i++)
-		if (off < s->chunk[i].end)
-			return i;
-	return s->nr_chunks;
-}
-
-static void decode_error(struct ptsim_trace *t, uint64_t off, const char *what)
-{
-	if (!t->nr_errors++)
-		snprintf(t->error, sizeof(t->error), "offset %llu: %s",
-			 (unsigned long long)off, what);
-}
-
-static void add_rec(struct ptsim_trace *t, uint64_t seq, uint64_t ip,
-		    size_t chunk)
-{
-	if (!(t->nr & (t->nr + 1))) {
-		t->rec = realloc(t->rec, 2 * (t->nr + 1) * sizeof(*t->rec));
-		if (!t->rec) {
-			perror("realloc");
-			exit(1);
-		}
-	}
-	t->rec[t->nr].seq = seq;
-	t->rec[t->nr].ip = ip;
-	t->rec[t->nr].chunk = chunk;
-	t->nr++;
-}
-
-/*
- * Decode @s packet by packet from its first PSB.  ptsim writes PSB+ (PSB,
- * TSC, CBR, MODE.Exec, PSBEND), PAD, and records: a PTW with the IP bit set
- * followed by the FUP of its IP.  Anything else, a PTW without its FUP or a
- * FUP without its PTW is an error; after an error decoding resumes at the
- * next PSB.  Returns 0, or -1 if there was an error (see @t->error).
- */
-int ptsim_decode(const struct ptsim_stream *s, struct ptsim_trace *t)
-{
-	struct pt_packet_decoder *dec;
-	struct pt_config config;
-	struct pt_packet pkt;
-	bool pending = false;
-	uint64_t seq = 0, off = 0;
-	int err;
-
-	memset(t, 0, sizeof(*t));
-	if (!s->len)
-		return 0;
-	pt_config_init(&config);
-	config.begin = s->data;
-	config.end = s->data + s->len;
-	dec = pt_pkt_alloc_decoder(&config);
-	if (!dec) {
-		decode_error(t, 0, "pt_pkt_alloc_decoder failed");
-		return -1;
-	}
-
-	for (;;) {
-		err = pt_pkt_sync_forward(dec);
-		if (err == -pte_eos)
-			break;
-		if (err < 0) {
-			decode_error(t, 0, pt_errstr(pt_errcode(err)));
-			break;
-		}
-		pending = false;
-		for (;;) {
-			pt_pkt_get_offset(dec, &off);
-			err = pt_pkt_next(dec, &pkt, sizeof(pkt));
-			if (err < 0)
-				break;
-			if (pkt.type == ppt_psb)
-				t->nr_psb++;
-			switch (pkt.type) {
-			case ppt_psb:
-			case ppt_psbend:
-			case ppt_tsc:
-			case ppt_cbr:
-			case ppt_mode:
-			case ppt_pad:
-				if (pending)
-					decode_error(t, off, "PTW without FUP");
-				pending = false;
-				break;
-			case ppt_ptw:
-				if (pending || !pkt.payload.ptw.ip ||
-				    pkt.payload.ptw.plc != 1)
-					decode_error(t, off, "bad PTW");
-				seq = pkt.payload.ptw.payload;
-				pending = true;
-				break;
-			case ppt_fup:
-				if (!pending) {
-					decode_error(t, off, "FUP without PTW");
-					break;
-				}
-				add_rec(t, seq, pkt.payload.ip.ip,
-					chunk_of(s, off));
-				pending = false;
-				break;
-			default:
-				decode_error(t, off, "unexpected packet");
-				break;
-			}
-		}
-		if (err == -pte_eos)
-			break;
-		decode_error(t, off, pt_errstr(pt_errcode(err)));
-	}
-	pt_pkt_free_decoder(dec);
-	return t->nr_errors ? -1 : 0;
-}
-
-void ptsim_trace_free(struct ptsim_trace *t)
-{
-	free(t->rec);
-	memset(t, 0, sizeof(*t));
 }
 
 /*
@@ -566,46 +443,6 @@ void ptsim_samples_free(struct ptsim_samples *ss)
 		ptsim_stream_free(&ss->s[i].aux);
 	free(ss->s);
 	memset(ss, 0, sizeof(*ss));
-}
-
-/*
- * Decode the trace in AUX sample @s into @t (nothing for a sample without
- * trace) and check what holds for every sample of ptsim's trace: it
- * decodes, its sequence numbers go up by one from record to record, and,
- * if @text is given, every IP lies in it.  Returns 0, or -1 with the first
- * problem in @t->error.
- */
-int ptsim_sample_trace(const struct ptsim_sample *s, struct ptsim_trace *t,
-		       const struct ptsim_ranges *text)
-{
-	long gap;
-	size_t i;
-
-	if (ptsim_decode(&s->aux, t))
-		return -1;
-
-	/* One chunk without loss flags: any jump is a hole. */
-	gap = ptsim_unreported_gap(&s->aux, t);
-	if (gap >= 0) {
-		snprintf(t->error, sizeof(t->error),
-			 "record %ld: sequence number %llu after %llu", gap,
-			 (unsigned long long)t->rec[gap].seq,
-			 (unsigned long long)t->rec[gap - 1].seq);
-		t->nr_errors++;
-		return -1;
-	}
-
-	for (i = 0; text && i < t->nr; i++) {
-		if (ptsim_in_ranges(text, t->rec[i].ip))
-			continue;
-		snprintf(t->error, sizeof(t->error),
-			 "record %zu (sequence number %llu): IP %#llx is not user text",
-			 i, (unsigned long long)t->rec[i].seq,
-			 (unsigned long long)t->rec[i].ip);
-		t->nr_errors++;
-		return -1;
-	}
-	return 0;
 }
 
 /* The executable mappings of this process.  Returns 0 or -errno. */
@@ -895,124 +732,58 @@ out:
 	return 0;
 }
 
-/* The code the trace runs in is this process's: read it from memory. */
-static int read_code(uint8_t *buffer, size_t size,
-		     const struct pt_asid *asid, uint64_t ip, void *context)
+static unsigned long step(unsigned long i, unsigned long acc)
 {
-	const struct ptsim_ranges *text = context;
-	size_t i;
+	return i % 3 ? acc + i : acc ^ i;
+}
 
-	for (i = 0; i < text->nr; i++) {
-		if (!ptsim_in_range(&text->r[i], ip))
-			continue;
-		if (size > text->r[i].end - ip)
-			size = text->r[i].end - ip;
-		memcpy(buffer, (const void *)(uintptr_t)ip, size);
-		return size;
+void ptsim_work(unsigned long n)
+{
+	unsigned long i, acc = 0;
+
+	for (i = 0; i < n; i++) {
+		acc = step(i, acc);
+		asm volatile("" : : "r" (acc) : "memory");
 	}
-	return -pte_nomap;
 }
 
 /*
- * A libipt image of this process's code in @text (ptsim_text_ranges()),
- * read from its memory, or NULL.  A child that fork() made and did not
- * exec runs the same code at the same addresses.
+ * A round of work with sampler @fd enabled: ptsim_work(@n) once, or before
+ * each of @faults first touches of a page.  Its samples of @sample_type go
+ * to @ss, and the samples lost are added to @lost.  Returns 0, or a
+ * negative errno.
  */
-struct pt_image *ptsim_self_image(struct ptsim_ranges *text)
+int ptsim_sample_round(int fd, struct ptsim_map *map, uint64_t sample_type,
+		       struct ptsim_samples *ss, unsigned int faults,
+		       unsigned long n, uint64_t *lost)
 {
-	struct pt_image *image = pt_image_alloc(NULL);
+	long page = sysconf(_SC_PAGESIZE);
+	char *mem = NULL;
+	unsigned int i;
+	int ret;
 
-	if (image && pt_image_set_callback(image, read_code, text)) {
-		pt_image_free(image);
-		image = NULL;
+	if (faults) {
+		mem = mmap(NULL, faults * page, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			return -errno;
 	}
-	return image;
-}
-
-static int drain_events(struct pt_insn_decoder *dec, int status,
-			struct ptsim_flow *f)
-{
-	struct pt_event ev;
-
-	while (status & pts_event_pending) {
-		status = pt_insn_event(dec, &ev, sizeof(ev));
-		if (status < 0)
-			return status;
-		/* An interrupt (FUP, TIP.PGD): disabled at the FUP's IP */
-		if (ev.type == ptev_async_disabled)
-			f->disabled_ip = ev.variant.async_disabled.at;
+	ret = ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	if (!ret && !faults)
+		ptsim_work(n);
+	for (i = 0; !ret && i < faults; i++) {
+		ptsim_work(n);
+		mem[i * page] = 1;
+		asm volatile("" : : "r" (mem) : "memory");
 	}
-	return status;
-}
-
-/* Decode Intel PT @trace from its first PSB to its end, over @image. */
-void ptsim_flow_decode(const uint8_t *trace, size_t len,
-		       struct pt_image *image, struct ptsim_flow *f)
-{
-	struct pt_config config;
-	struct pt_insn_decoder *dec;
-	struct pt_insn insn;
-	int status;
-
-	memset(f, 0, sizeof(*f));
-	pt_config_init(&config);
-	config.begin = (uint8_t *)trace;
-	config.end = (uint8_t *)trace + len;
-	dec = pt_insn_alloc_decoder(&config);
-	if (!dec) {
-		f->error = -pte_nomem;
-		return;
-	}
-	pt_insn_set_image(dec, image);
-	status = pt_insn_sync_forward(dec);
-	while (status >= 0) {
-		status = drain_events(dec, status, f);
-		if (status < 0 || (status & pts_eos))
-			break;
-		status = pt_insn_next(dec, &insn, sizeof(insn));
-		if (status < 0)
-			break;
-		f->last_ip[f->insns++ % PTSIM_FLOW_LAST] = insn.ip;
-		/* A system call leaves user mode, back to after it. */
-		if (insn.iclass == ptic_far_call)
-			f->disabled_ip = insn.ip + insn.size;
-	}
-	if (status < 0 && status != -pte_eos)
-		f->error = status;
-	pt_insn_free_decoder(dec);
-}
-
-/*
- * Decode Intel PT @trace of a sample taken at @ip, over @image, into @f,
- * and check it: no libipt error and, if it holds an instruction, disabled
- * by the interrupt or fault that took the sample, at @ip, or by a system
- * call that returns to @ip (the sample a task takes at its exit).  Returns 0, or
- * -1 with the reason in @why.
- */
-int ptsim_flow_check(const uint8_t *trace, size_t len, uint64_t ip,
-		     struct pt_image *image, struct ptsim_flow *f,
-		     char *why, size_t why_len)
-{
-	ptsim_flow_decode(trace, len, image, f);
-	if (f->error) {
-		snprintf(why, why_len, "%s", pt_errstr(pt_errcode(f->error)));
-		return -1;
-	}
-	if (f->insns && f->disabled_ip != ip) {
-		snprintf(why, why_len, "trace disabled at %#llx, sample at %#llx",
-			 (unsigned long long)f->disabled_ip,
-			 (unsigned long long)ip);
-		return -1;
-	}
-	return 0;
-}
-
-/* The IP of the @n-th instruction from the end of @f (0: the last), or 0. */
-uint64_t ptsim_flow_ip(const struct ptsim_flow *f, size_t n)
-{
-	if (n >= f->insns || n >= PTSIM_FLOW_LAST)
-		return 0;
-	return f->last_ip[(f->insns - 1 - n) % PTSIM_FLOW_LAST];
+	if (!ret)
+		ret = ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	ret = ret ? -errno : 0;
+	if (mem)
+		munmap(mem, faults * page);
+	if (!ret)
+		ret = ptsim_read_samples(map, sample_type, ss, lost);
+	return ret < 0 ? ret : 0;
 }
 
 /* CLOCK_MONOTONIC, in seconds. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers for the ptsim selftests: open ptsim events, map their buffers,
- * collect the AUX data the kernel reports or the AUX samples it takes, and
- * decode it with libipt into the records ptsim wrote (a PTW sequence number
- * and the IP of its FUP).
+ * collect the AUX data the kernel reports or the AUX samples it takes
+ * (ptsim_lib.c, which the tests of other trace units use too), and decode
+ * it with libipt into the records ptsim wrote, a PTW sequence number and
+ * the IP of its FUP, or into instruction flow (ptsim_decode.c).
  */
 #ifndef PTSIM_LIB_H
 #define PTSIM_LIB_H
@@ -194,6 +195,12 @@ int ptsim_sysctl_get(const char *name, long *val);
 int ptsim_sysctl_set(const char *name, long val);
 int ptsim_sysctl_str_get(const char *name, char *buf, size_t len);
 int ptsim_sysctl_str_set(const char *name, const char *val);
+
+/* Work in this process's own code: a loop with calls and branches. */
+void ptsim_work(unsigned long n);
+int ptsim_sample_round(int fd, struct ptsim_map *map, uint64_t sample_type,
+		       struct ptsim_samples *ss, unsigned int faults,
+		       unsigned long n, uint64_t *lost);
 
 /* Benchmarks: CLOCK_MONOTONIC in seconds; the median of @n values */
 double ptsim_now(void);

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AUX samples of a hidden CoreSight event (attr.aux_sample_type names
+ * cs_etm; the sink is the CPU's TRBE), checked with OpenCSD's ETE decoder:
+ * a sampler of this task's user-mode CPU time, or of its page faults,
+ * takes, in each sample, the newest trace of a hidden cs_etm event with its
+ * position in the stream.  Each sample's trace must decode over this
+ * process's code only and end where the sample was taken: user-mode
+ * tracing stops at the exception that took it (the timer's interrupt, the
+ * data abort), so its last exception is that one, with the sample's IP as
+ * its preferred return address.  Samples that share part of the stream
+ * must hold the same bytes there.  Skips where there is no cs_etm PMU.
+ *
+ * One exception to the end at the IP: the TRBE stops when it has filled
+ * its buffer (FILL mode, which the driver uses) until its interrupt is
+ * handled, and what the trace unit writes meanwhile is lost.  A sample
+ * taken then, as the timer's interrupt may be when it comes with the
+ * TRBE's, holds trace that ends where a lap of the buffer does, without
+ * the exception that took it.  Such samples must be few.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <opencsd/c_api/opencsd_c_api.h>
+#include <linux/perf_event.h>
+
+#include "ptsim_lib.h"
+#include "../kselftest_harness.h"
+
+#define CS_ETM_SYSFS	"/sys/bus/event_source/devices/cs_etm"
+#define TRACE_ID	0x10	/* any valid ID: the TRBE's stream has one source */
+/* Room for a round's samples (a few hundred, 4 KiB each) */
+#define DATA_PAGES	1024
+#define MAX_ROUNDS	20
+
+/* The ETE's ID registers that OpenCSD needs, as perf records them. */
+static int ete_config(ocsd_ete_cfg *cfg)
+{
+	static const char * const regs[] = {
+		"trcidr/trcidr0", "trcidr/trcidr1", "trcidr/trcidr2",
+		"trcidr/trcidr8", "mgmt/trcdevarch",
+	};
+	uint32_t val[5];
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		FILE *f;
+		int ok;
+
+		snprintf(path, sizeof(path), CS_ETM_SYSFS "/cpu0/%s", regs[i]);
+		f = fopen(path, "r");
+		if (!f)
+			return -1;
+		ok = fscanf(f, "%x", &val[i]) == 1;
+		fclose(f);
+		if (!ok)
+			return -1;
+	}
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->reg_idr0 = val[0];
+	cfg->reg_idr1 = val[1];
+	cfg->reg_idr2 = val[2];
+	cfg->reg_idr8 = val[3];
+	cfg->reg_devarch = val[4];
+	cfg->reg_configr = 0;		/* aux_sample_config 0: no options */
+	cfg->reg_traceidr = TRACE_ID;
+	cfg->arch_ver = ARCH_AA64;
+	cfg->core_prof = profile_CortexA;
+	return 0;
+}
+
+/* What a sample's trace decodes to. */
+struct flow {
+	const struct ptsim_ranges *text;
+	size_t		ranges;		/* instruction ranges */
+	size_t		outside;	/* of them, not in this process's code */
+	size_t		nacc;		/* code the decoder could not read */
+	size_t		after;		/* ranges after the last exception */
+	uint64_t	outside_at;
+	uint64_t	exc_ret;	/* the last exception's return address */
+	bool		exc;
+};
+
+/* Whether the trace ends with an exception that returns to @ip. */
+static bool ends_at(const struct flow *f, uint64_t ip)
+{
+	return f->exc && f->exc_ret == ip && !f->after;
+}
+
+static uint32_t read_code(const void *context, const ocsd_vaddr_t address,
+			  const ocsd_mem_space_acc_t space, const uint32_t len,
+			  uint8_t *buf)
+{
+	const struct ptsim_ranges *text = context;
+
+	if (!ptsim_in_ranges(text, address) ||
+	    !ptsim_in_ranges(text, address + len - 1))
+		return 0;
+	memcpy(buf, (const void *)(uintptr_t)address, len);
+	return len;
+}
+
+static ocsd_datapath_resp_t element(const void *context,
+				    const ocsd_trc_index_t index,
+				    const uint8_t id,
+				    const ocsd_generic_trace_elem *e)
+{
+	struct flow *f = (struct flow *)context;
+
+	switch (e->elem_type) {
+	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
+		f->ranges++;
+		f->after++;
+		if (!ptsim_in_ranges(f->text, e->st_addr) ||
+		    !ptsim_in_ranges(f->text, e->en_addr - 1)) {
+			f->outside++;
+			f->outside_at = e->st_addr;
+		}
+		break;
+	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
+		f->nacc++;
+		break;
+	case OCSD_GEN_TRC_ELEM_EXCEPTION:
+		f->exc = e->excep_ret_addr;
+		f->exc_ret = e->en_addr;
+		f->after = 0;
+		break;
+	default:
+		break;
+	}
+	return OCSD_RESP_CONT;
+}
+
+/*
+ * Decode @len bytes of ETE trace, unformatted as the TRBE writes it, into
+ * @f.  Returns 0, or -1 with OpenCSD's complaint in @why.
+ */
+static int decode(const uint8_t *trace, size_t len, ocsd_ete_cfg *cfg,
+		  struct flow *f, char *why, size_t why_len)
+{
+	dcd_tree_handle_t tree;
+	ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
+	uint32_t done = 0, n;
+	uint8_t id;
+	int ret = -1;
+	size_t i;
+
+	tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+	if (!tree) {
+		snprintf(why, why_len, "ocsd_create_dcd_tree failed");
+		return -1;
+	}
+	if (ocsd_dt_create_decoder(tree, OCSD_BUILTIN_DCD_ETE,
+				   OCSD_CREATE_FLG_FULL_DECODER, cfg, &id) ||
+	    ocsd_dt_set_gen_elem_outfn(tree, element, f)) {
+		snprintf(why, why_len, "cannot set up an ETE decoder");
+		goto out;
+	}
+	for (i = 0; i < f->text->nr; i++) {
+		const struct ptsim_range *r = &f->text->r[i];
+
+		if (ocsd_dt_add_callback_mem_acc(tree, r->start, r->end - 1,
+						 OCSD_MEM_SPACE_ANY, read_code,
+						 f->text)) {
+			snprintf(why, why_len, "cannot map %#llx-%#llx",
+				 (unsigned long long)r->start,
+				 (unsigned long long)r->end);
+			goto out;
+		}
+	}
+
+	while (done < len && !OCSD_DATA_RESP_IS_FATAL(resp)) {
+		n = 0;
+		if (OCSD_DATA_RESP_IS_WAIT(resp))
+			resp = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0,
+						    NULL, NULL);
+		else
+			resp = ocsd_dt_process_data(tree, OCSD_OP_DATA, done,
+						    len - done, trace + done,
+						    &n);
+		done += n;
+	}
+	if (!OCSD_DATA_RESP_IS_FATAL(resp))
+		resp = ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL,
+					    NULL);
+	if (OCSD_DATA_RESP_IS_FATAL(resp)) {
+		ocsd_trc_index_t at = 0;
+		uint8_t chan;
+		char msg[96] = "";
+
+		ocsd_get_last_err(&at, &chan, msg, sizeof(msg));
+		snprintf(why, why_len, "OpenCSD failed at byte %u of %zu: %s",
+			 done, len, msg);
+		goto out;
+	}
+	ret = 0;
+out:
+	ocsd_destroy_dcd_tree(tree);
+	return ret;
+}
+
+FIXTURE(cs_etm_sample) {
+	int			fd;
+	struct ptsim_map	map;
+	struct ptsim_samples	ss;
+	struct ptsim_ranges	text;
+	ocsd_ete_cfg		cfg;
+	uint64_t		ring;	/* the hidden event's buffer, bytes */
+};
+
+/*
+ * The sampler: this task's CPU time, sampled from the timer's interrupt,
+ * or its page faults, sampled in the fault handler.  A round of work
+ * gives about a hundred of either (OpenCSD takes a fifth of a second for
+ * each in TCG), the faults' sharing most of their trace with the sample
+ * before, the timer's some.
+ */
+FIXTURE_VARIANT(cs_etm_sample) {
+	__u64		config;
+	__u64		period;
+	unsigned int	faults;		/* in a round of work, or 0 */
+	unsigned int	min_samples;
+};
+
+FIXTURE_VARIANT_ADD(cs_etm_sample, cpu_clock) {
+	.config = PERF_COUNT_SW_CPU_CLOCK,
+	.period = 200000,		/* ns */
+	.min_samples = 100,
+};
+
+FIXTURE_VARIANT_ADD(cs_etm_sample, page_faults) {
+	.config = PERF_COUNT_SW_PAGE_FAULTS,
+	.period = 1,
+	.faults = 100,
+	.min_samples = 200,
+};
+
+#define TRACE_SIZE	4096
+
+FIXTURE_SETUP(cs_etm_sample)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = variant->config,
+		.sample_period = variant->period,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.aux_sample_size = TRACE_SIZE,
+		.aux_sample_flags = PERF_AUX_SAMPLE_POSITION,
+	};
+	int type = ptsim_pmu_type("cs_etm");
+
+	self->fd = -1;
+	if (type < 0)
+		SKIP(return, "no cs_etm PMU");
+	ASSERT_EQ(ete_config(&self->cfg), 0)
+		TH_LOG("cs_etm has no ETE ID registers in sysfs");
+	attr.aux_sample_type = type;
+	self->fd = ptsim_open(&attr, 0, -1, -1);
+	ASSERT_GE(self->fd, 0) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(ptsim_map(self->fd, &self->map, DATA_PAGES, 0, false), 0);
+	ASSERT_EQ(ptsim_text_ranges(&self->text), 0);
+	ASSERT_EQ(ptsim_fdinfo_u64(self->fd, "aux_sample_pages", &self->ring), 0);
+	self->ring *= sysconf(_SC_PAGESIZE);
+}
+
+FIXTURE_TEARDOWN(cs_etm_sample)
+{
+	if (self->fd < 0)
+		return;
+	ptsim_ranges_free(&self->text);
+	ptsim_samples_free(&self->ss);
+	ptsim_unmap(&self->map);
+	close(self->fd);
+}
+
+/* Sample @s's position and trace; false if it has none. */
+static bool sample_trace(struct __test_metadata *_metadata,
+			 const struct ptsim_sample *s,
+			 struct perf_aux_sample_position *pos,
+			 const uint8_t **trace)
+{
+	if (!s->aux.len)
+		return false;
+	EXPECT_GE(s->aux.len, sizeof(*pos));
+	if (s->aux.len < sizeof(*pos))
+		return false;
+	memcpy(pos, s->aux.data, sizeof(*pos));
+	EXPECT_LE(pos->size, s->aux.len - sizeof(*pos));
+	if (!pos->size || pos->size > s->aux.len - sizeof(*pos))
+		return false;
+	*trace = s->aux.data + s->aux.len - pos->size;
+	return true;
+}
+
+/*
+ * Whether sample @s's trace, after @prev's in the stream, holds the same
+ * bytes where the two overlap.  Adds the overlap to @shared.
+ */
+static bool agrees(const struct perf_aux_sample_position *prev,
+		   const uint8_t *prev_trace,
+		   const struct perf_aux_sample_position *pos,
+		   const uint8_t *trace, uint64_t *shared)
+{
+	uint64_t from = pos->offset > prev->offset ? pos->offset : prev->offset;
+	uint64_t to = prev->offset + prev->size;
+
+	if (pos->offset + pos->size < to)
+		to = pos->offset + pos->size;
+	if (from >= to)
+		return true;
+	*shared += to - from;
+	return !memcmp(prev_trace + (from - prev->offset),
+		       trace + (from - pos->offset), to - from);
+}
+
+/*
+ * Check every sample of @ss: its trace decodes over this process's code,
+ * its last exception returns to the sample's IP with no instruction traced
+ * after it, its position does not go back, and what it shares with the
+ * sample before agrees.
+ */
+static void check_samples(struct __test_metadata *_metadata,
+			  struct ptsim_samples *ss, struct ptsim_ranges *text,
+			  ocsd_ete_cfg *cfg, uint64_t ring, size_t min)
+{
+	struct perf_aux_sample_position prev = { 0 }, pos;
+	const uint8_t *prev_trace = NULL, *trace;
+	uint64_t shared = 0, with_trace = 0, no_trace = 0, full = 0;
+	char why[160];
+	size_t i;
+
+	for (i = 0; i < ss->nr; i++) {
+		const struct ptsim_sample *s = &ss->s[i];
+		struct flow f = { .text = text };
+
+		if (!sample_trace(_metadata, s, &pos, &trace)) {
+			no_trace++;
+			continue;
+		}
+		with_trace++;
+		EXPECT_EQ(decode(trace, pos.size, cfg, &f, why,
+				 sizeof(why)), 0)
+			TH_LOG("sample %zu: %s", i, why);
+		EXPECT_GT(f.ranges, 0) TH_LOG("sample %zu: no instructions", i);
+		EXPECT_EQ(f.outside, 0)
+			TH_LOG("sample %zu: %zu of %zu ranges not in our code, e.g. %#llx",
+			       i, f.outside, f.ranges,
+			       (unsigned long long)f.outside_at);
+		EXPECT_EQ(f.nacc, 0) TH_LOG("sample %zu: code not readable", i);
+		/* At a full buffer: see the top of this file */
+		if (!ends_at(&f, s->ip) && !((pos.offset + pos.size) % ring))
+			full++;
+		else
+			EXPECT_TRUE(ends_at(&f, s->ip))
+				TH_LOG("sample %zu, ip %#llx: exception to %#llx, %zu ranges after",
+				       i, (unsigned long long)s->ip,
+				       (unsigned long long)f.exc_ret, f.after);
+
+		if (prev_trace && prev.stream == pos.stream) {
+			EXPECT_GE(pos.offset + pos.size, prev.offset + prev.size)
+				TH_LOG("sample %zu goes back in the stream", i);
+			EXPECT_TRUE(agrees(&prev, prev_trace, &pos, trace,
+					   &shared))
+				TH_LOG("samples %zu and %zu disagree where they overlap",
+				       i - 1, i);
+		}
+		prev = pos;
+		prev_trace = trace;
+	}
+	EXPECT_GE(with_trace, min)
+		TH_LOG("%llu of %zu samples have trace", (unsigned long long)with_trace,
+		       ss->nr);
+	EXPECT_LE(full * 20, with_trace)
+		TH_LOG("%llu samples end at a full buffer", (unsigned long long)full);
+	/* The check of positions checked something. */
+	EXPECT_GT(shared, 0) TH_LOG("no two samples share trace");
+	TH_LOG("%zu samples, %llu with trace (%llu at a full buffer), %llu without, %llu B shared",
+	       ss->nr, (unsigned long long)with_trace, (unsigned long long)full,
+	       (unsigned long long)no_trace, (unsigned long long)shared);
+}
+
+TEST_F(cs_etm_sample, trace_decodes_and_ends_at_sample_ip)
+{
+	unsigned long n = variant->faults ? 200 : 40000;
+	int round;
+
+	if (self->fd < 0)
+		return;
+	for (round = 0; round < MAX_ROUNDS && self->ss.nr < variant->min_samples;
+	     round++) {
+		uint64_t lost = 0;
+
+		ASSERT_EQ(ptsim_sample_round(self->fd, &self->map,
+					     PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
+					     &self->ss, variant->faults, n,
+					     &lost), 0);
+		ASSERT_EQ(lost, 0);
+	}
+	ASSERT_GE(self->ss.nr, variant->min_samples);
+	check_samples(_metadata, &self->ss, &self->text, &self->cfg,
+		      self->ring, variant->min_samples);
+}
+
+TEST_HARNESS_MAIN
