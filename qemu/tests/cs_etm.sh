@@ -4,7 +4,8 @@
 # cs_etm.sh BUILD: in the arm64 guest (run-guest.sh -a arm64), Linux's
 # stock ETE and TRBE drivers on TCG's ETE and TRBE (qemu/0009, 0010), and
 # perf's cs_etm on them, decoded by perf with OpenCSD: the instructions of
-# a known program exactly, and upstream's own CoreSight test.  TAP.
+# a known program exactly, upstream's own CoreSight test, and perf record
+# -Acs_etm's.  TAP.
 . "$(dirname "$0")/lib/guest.sh"
 perf=$1/perf-arm64/perf
 tests=$1/arm64-tests
@@ -40,18 +41,30 @@ instructions() {
 	[ "$loop_top" = $loops ] && [ "$loop_branch" = $loops ]
 }
 
-# Upstream's test (tools/perf/tests/shell/test_arm_coresight.sh), run by
-# perf test from its tree, with this perf first in PATH: it must say Ok.
-# (Its path test walks etm* devices only, none of them ETEs in 6.1.)
-upstream() {
+# A perf shell test, run by perf test from the tree, with this perf first
+# in PATH: the one test whose description has PATTERN must say Ok.
+perf_test() {	# PATTERN
 	(cd "$tree/tools/perf" &&
-	 PATH=$(dirname "$perf"):$PATH "$perf" test -v 'Arm CoreSight') > "$tmp/up" 2>&1
-	cat "$tmp/up"
-	grep -q ': Ok$' "$tmp/up"
+	 PATH=$(dirname "$perf"):$PATH "$perf" test -v "$1") > "$tmp/pt" 2>&1
+	cat "$tmp/pt"
+	[ "$(grep -c ': Ok$' "$tmp/pt")" = 1 ] && ! grep -q ': FAILED!$' "$tmp/pt"
+}
+
+# Upstream's test_arm_coresight.sh.  (Its path test walks etm* devices
+# only, none of them ETEs in 6.1.)
+upstream() {
+	perf_test 'Check Arm CoreSight trace data'
+}
+
+# test_arm_coresight_aux_sample.sh: perf record -Acs_etm decodes as a
+# full recording does.
+aux_sample() {
+	perf_test 'perf record -A cs_etm'
 }
 
 check "the ETE and TRBE drivers probe" probed
 check "perf record -e cs_etm//u decodes a loop's instructions exactly" instructions
 check "upstream's test_arm_coresight.sh" upstream
+check "perf record -Acs_etm decodes as a full recording (test_arm_coresight_aux_sample.sh)" aux_sample
 echo "1..$n"
 exit $failed

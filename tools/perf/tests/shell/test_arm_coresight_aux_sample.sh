@@ -1,0 +1,73 @@
+#!/bin/sh
+# Arm CoreSight: perf record -A cs_etm, the ETE's trace in samples
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf record -Acs_etm gives each sample of a sampling event the latest
+# trace of a hidden cs_etm event (a TRBE sink's, raw ETE) with its position
+# in the event's stream, and perf script decodes the samples' trace laid
+# end to end, the overlap between samples dropped.  Record perf's brstack
+# workload, whose loop runs a known number of instructions, with samples
+# that hold all its trace, and with --per-thread cs_etm for reference:
+# the samples decode to the workload's functions, and, where perf reports
+# no trace lost between samples, to as many instructions in them as the
+# reference.  Then with samples too small for the trace between them:
+# perf reports the trace lost, and decodes no more instructions of the
+# loop than the reference.
+
+caps=/sys/bus/event_source/devices/cs_etm/caps
+[ -e "$caps/aux_sample" ] && [ -e "$caps/aux_position" ] || {
+	echo "No cs_etm hidden AUX events with positions: skip"
+	exit 2
+}
+
+err=0
+dir=$(mktemp -d /tmp/__perf_test.aux_cs_etm.XXXXXX)
+trap 'rm -rf "$dir"' EXIT TERM INT
+
+loops=20000
+work="perf test -w brstack $loops"
+
+# Instructions decoded in the brstack workload's functions (not the
+# samples of cpu-clock there)
+brstack_insns() {	# PERF.DATA
+	perf script -i "$1" --itrace=i1 -F event,ip,sym 2> /dev/null |
+		grep -c '^ *instructions.* brstack_'
+}
+
+lost_bytes() {		# PERF.DATA
+	perf script -v -i "$1" --itrace=i1 -F ip 2>&1 > /dev/null |
+		sed -n 's/^AUX samples:.*trace lost between them: \([0-9]*\) bytes.*/\1/p'
+}
+
+fail() {
+	echo "FAIL: $*"
+	err=1
+}
+
+if ! perf record -q -o "$dir/ref.data" -e cs_etm//u --per-thread -- $work; then
+	echo "perf record -e cs_etm//u failed: skip"
+	exit 2
+fi
+ref=$(brstack_insns "$dir/ref.data")
+echo "Reference: $ref instructions in brstack_*"
+[ "$ref" -gt 0 ] || fail "no brstack_* instructions in the reference"
+
+for size in 60000 4096; do
+	perf record -q -o "$dir/a.data" -m 1M -Acs_etm \
+		-e cpu-clock/period=100000/u --aux-sample=$size -- $work ||
+		{ fail "perf record -Acs_etm --aux-sample=$size"; continue; }
+	got=$(brstack_insns "$dir/a.data")
+	lost=$(lost_bytes "$dir/a.data")
+	echo "--aux-sample=$size: $got instructions in brstack_*, ${lost:-?} bytes of trace lost"
+	[ -n "$lost" ] || fail "perf script -v says nothing of the AUX samples"
+	[ "$got" -gt 0 ] || fail "no brstack_* instructions decoded"
+	if [ "$lost" = 0 ]; then
+		[ "$got" = "$ref" ] || fail "$got instructions, $ref in the reference"
+	else
+		[ "$got" -le "$ref" ] || fail "more instructions ($got) than the reference ($ref)"
+		perf script -i "$dir/a.data" --itrace=e 2>/dev/null |
+			grep -q 'Lost trace data' || fail "trace lost but not reported"
+	fi
+done
+
+exit $err
