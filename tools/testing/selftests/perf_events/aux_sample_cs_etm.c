@@ -32,9 +32,10 @@
 
 #define CS_ETM_SYSFS	"/sys/bus/event_source/devices/cs_etm"
 #define TRACE_ID	0x10	/* any valid ID: the TRBE's stream has one source */
+#define TRBE_SYSFS	"/sys/bus/coresight/devices/trbe0"
 /* Room for a round's samples (a few hundred, 4 KiB each) */
 #define DATA_PAGES	1024
-#define MAX_ROUNDS	20
+#define DEADLINE	60		/* seconds of sampling at most */
 
 /* The ETE's ID registers that OpenCSD needs, as perf records them. */
 static int ete_config(ocsd_ete_cfg *cfg)
@@ -214,10 +215,10 @@ FIXTURE(cs_etm_sample) {
 
 /*
  * The sampler: this task's CPU time, sampled from the timer's interrupt,
- * or its page faults, sampled in the fault handler.  A round of work
- * gives about a hundred of either (OpenCSD takes a fifth of a second for
- * each in TCG), the faults' sharing most of their trace with the sample
- * before, the timer's some.
+ * or its page faults, sampled in the fault handler, in rounds of work
+ * until there are about a hundred of either (OpenCSD takes a fifth of a
+ * second for each in TCG), the faults' sharing most of their trace with
+ * the sample before, the timer's some.
  */
 FIXTURE_VARIANT(cs_etm_sample) {
 	__u64		config;
@@ -260,6 +261,8 @@ FIXTURE_SETUP(cs_etm_sample)
 	self->fd = -1;
 	if (type < 0)
 		SKIP(return, "no cs_etm PMU");
+	if (access(TRBE_SYSFS, F_OK))
+		SKIP(return, "no TRBE, the only sink that fills AUX samples");
 	ASSERT_EQ(ete_config(&self->cfg), 0)
 		TH_LOG("cs_etm has no ETE ID registers in sysfs");
 	attr.aux_sample_type = type;
@@ -390,12 +393,11 @@ static void check_samples(struct __test_metadata *_metadata,
 TEST_F(cs_etm_sample, trace_decodes_and_ends_at_sample_ip)
 {
 	unsigned long n = variant->faults ? 200 : 40000;
-	int round;
+	double end = ptsim_now() + DEADLINE;
 
 	if (self->fd < 0)
 		return;
-	for (round = 0; round < MAX_ROUNDS && self->ss.nr < variant->min_samples;
-	     round++) {
+	while (self->ss.nr < variant->min_samples && ptsim_now() < end) {
 		uint64_t lost = 0;
 
 		ASSERT_EQ(ptsim_sample_round(self->fd, &self->map,
@@ -407,6 +409,43 @@ TEST_F(cs_etm_sample, trace_decodes_and_ends_at_sample_ip)
 	ASSERT_GE(self->ss.nr, variant->min_samples);
 	check_samples(_metadata, &self->ss, &self->text, &self->cfg,
 		      self->ring, variant->min_samples);
+}
+
+/*
+ * The group form of AUX sampling, a sampler with aux_sample_size in a
+ * group that a cs_etm event leads, is refused: its samples must be
+ * filled, and only a TRBE sink can copy trace into them.
+ */
+TEST(group_form_refused)
+{
+	struct perf_event_attr leader = {
+		.size = sizeof(leader),
+		.exclude_kernel = 1,
+		.disabled = 1,
+	};
+	struct perf_event_attr sampler = {
+		.size = sizeof(sampler),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 100000,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
+		.exclude_kernel = 1,
+		.aux_sample_size = TRACE_SIZE,
+	};
+	int type = ptsim_pmu_type("cs_etm");
+	int fd, sfd;
+
+	if (type < 0)
+		SKIP(return, "no cs_etm PMU");
+	leader.type = type;
+	fd = ptsim_open(&leader, 0, -1, -1);
+	ASSERT_GE(fd, 0) TH_LOG("perf_event_open(cs_etm): %s", strerror(errno));
+	sfd = ptsim_open(&sampler, 0, -1, fd);
+	EXPECT_EQ(sfd, -1);
+	EXPECT_EQ(errno, EINVAL);
+	if (sfd >= 0)
+		close(sfd);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
