@@ -57,7 +57,7 @@ kernel: tree
 
 kernel-debug: tree
 	harness/kbuild.sh $(KDEBUG) harness/configs/guest.config harness/configs/x86.config \
-		harness/configs/debug.config
+		harness/configs/debug.config harness/configs/kdump.config
 
 # The arm64 guest: its debug kernel, perf (static, with OpenCSD), root and
 # the kselftests that have something to test there.

@@ -7,7 +7,9 @@
 # suites $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
 # tests $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, each
 # followed by more: the emulator's flow test; a check that the harness
-# itself reports a guest WARNING as a failure, then the arm64 debug
+# itself reports a guest WARNING as a failure, the hardware trace
+# recorder's kselftest in a guest booted with hwtrace=, and its kdump test
+# through an oops and a panic, then the arm64 debug
 # kernel's guest with the kselftest suites $ARM64_SUITES (make
 # selftests-arm64) and the emulator's tests $ARM64_QEMU_TESTS.
 # Ends with "N passed, N failed, N skipped" (each skip is listed with its
@@ -136,6 +138,18 @@ start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS [ARCH]]
 	echo $? > "$results/$1.rc"
 }
 
+# The hardware trace recorder through a crash: a guest that records every
+# CPU's kernel-mode Intel PT from boot crashes (HOW: an oops with
+# oops=panic, or a panic) by running CRASH; its capture kernel decodes
+# the trace from /proc/vmcore (hwtrace_kdump).
+hwtrace_kdump() {	# HOW CRASH
+	"$repo/harness/run-guest.sh" -K -t 1200 -o "$results/hwtrace-kdump-$1" \
+		-c "hwtrace=intel_pt,config=0x2001,size=1024,kernel crashkernel=384M oops=panic" \
+		"HWTRACE_KDUMP_CRASH=$1 sh $repo/harness/kdump.sh $build/kernel-debug/arch/x86/boot/bzImage '$2' sh -c 'cd $build/selftests/perf_events && ./hwtrace_kdump'" \
+		> "$results/hwtrace-kdump-$1.log" 2>&1
+	echo $? > "$results/hwtrace-kdump-$1.rc"
+}
+
 # perf tests that need no kernel of ours, only perf's decoders, run on the
 # host: under TCG they would take ten times as long.
 echo "== on the host: perf test"
@@ -172,6 +186,15 @@ kselftests_lane=$!
 		'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT' \
 		> "$results/warn.log" 2>&1
 	echo $? > "$results/warn.rc"
+	# The hardware trace recorder started at boot (hwtrace=): its
+	# kselftest again, in a guest booted so.
+	"$repo/harness/run-guest.sh" -c "hwtrace=ptsim,size=32" -t 600 \
+		-o "$results/hwtrace-boot" \
+		"cd $build/selftests/perf_events && ./hwtrace" \
+		> "$results/hwtrace-boot.log" 2>&1
+	echo $? > "$results/hwtrace-boot.rc"
+	hwtrace_kdump oops 'echo ACCESS_NULL > /sys/kernel/debug/provoke-crash/DIRECT'
+	hwtrace_kdump panic 'echo c > /proc/sysrq-trigger'
 	start_guest arm64 "$ARM64_SUITES" "$ARM64_QEMU_TESTS" "" "" arm64
 } &
 perf_tests_lane=$!
@@ -180,6 +203,11 @@ guest_results kselftests
 guest_results flow
 wait $perf_tests_lane
 guest_results perf-tests
+tap_results hwtrace-boot "$results/hwtrace-boot.log" "$(cat "$results/hwtrace-boot.rc")"
+for how in oops panic; do
+	tap_results hwtrace-kdump-$how "$results/hwtrace-kdump-$how.log" \
+		"$(cat "$results/hwtrace-kdump-$how.rc")"
+done
 guest_results arm64
 
 echo "== harness"

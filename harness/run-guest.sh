@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-guest.sh [-a arm64] [-k KERNEL] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND...
+# run-guest.sh [-a arm64] [-k KERNEL] [-c KERNEL_ARGS] [-K] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND...
 #
 # Boot KERNEL under this project's QEMU ($BUILD/qemu, harness/qemu.sh: TCG
 # with an Intel PMU and Intel PT, 2 vCPUs) with the host's root read-only over
@@ -13,7 +13,9 @@
 # and ends with status 124 when the guest does not finish within SECONDS.
 # DIR keeps the run's files: cmd, output, rc and console.log.  QEMU_ARGS
 # (split at blanks) go to QEMU after the harness's own, which they
-# override.  The root is mounted cache=loose: nothing changes it while a
+# override; KERNEL_ARGS go at the end of the kernel's command line.  -K
+# is a kdump run (harness/kdump.sh): the first kernel crashes on purpose,
+# and only the capture kernel's console is checked for splats.  The root is mounted cache=loose: nothing changes it while a
 # guest runs, and without a page cache every exec re-read its libraries
 # over 9p (perf --version took 10.8 s in the debug kernel, 1.9 s with it).
 set -uo pipefail
@@ -24,11 +26,15 @@ kernel=
 timeout=600
 out=
 extra=
+cmdline=
+kdump=
 
-while getopts a:k:t:o:x: opt; do
+while getopts a:k:c:Kt:o:x: opt; do
 	case $opt in
 	a) arch=$OPTARG ;;
 	k) kernel=$OPTARG ;;
+	c) cmdline=$OPTARG ;;
+	K) kdump=1 ;;
 	t) timeout=$OPTARG ;;
 	o) out=$OPTARG ;;
 	x) extra=$OPTARG ;;
@@ -36,7 +42,7 @@ while getopts a:k:t:o:x: opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: run-guest.sh [-a arm64] [-k KERNEL] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run-guest.sh [-a arm64] [-k KERNEL] [-c KERNEL_ARGS] [-K] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND..." >&2; exit 2; }
 
 ninep=trans=virtio,version=9p2000.L,msize=512000,cache=loose
 debug="panic=-1 rcupdate.rcu_cpu_stall_timeout=300 hung_task_timeout_secs=600"
@@ -79,16 +85,26 @@ printf '%s\n' "$*" > "$out/cmd"
 timeout --foreground -k 10 "$timeout" "$qemu" "${machine[@]}" -nic none \
 	-accel tcg,thread=single -smp 2 -m 2048 -no-reboot \
 	-display none -monitor none -serial "file:$out/console.log" \
-	-kernel "$kernel" -append "$append" "${roots[@]}" \
+	-kernel "$kernel" -append "$append${cmdline:+ $cmdline}" "${roots[@]}" \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none" $extra
 qemu_rc=$?
 
 [ -f "$out/output" ] && cat "$out/output"
 
+console=$out/console.log
+if [ -n "$kdump" ]; then
+	second=$(grep -a -n 'Linux version' "$console" | sed -n '2s/:.*//p')
+	if [ -z "$second" ]; then
+		echo "run-guest: the capture kernel did not boot ($console)" >&2
+		exit 1
+	fi
+	console=$out/capture-console.log
+	tail -n +"$second" "$out/console.log" > "$console"
+fi
 splat='Oops|BUG:|WARNING:|KASAN|kernel BUG|Kernel panic|unreferenced object|INFO: task .* blocked|rcu: INFO:|Call [Tt]race:'
-if grep -Eq "$splat" "$out/console.log"; then
-	echo "run-guest: kernel splat on the console ($out/console.log):" >&2
-	grep -E -m5 "$splat" "$out/console.log" >&2
+if grep -Eq "$splat" "$console"; then
+	echo "run-guest: kernel splat on the console ($console):" >&2
+	grep -E -m5 "$splat" "$console" >&2
 	exit 1
 fi
 if [ $qemu_rc = 124 ] || [ $qemu_rc = 137 ]; then

@@ -49,7 +49,7 @@
  * @nr_pages: AUX pages in its buffer and in each inherited copy's
  * @users: original samplers linked to it
  * @sampler: while it is created, the sampler asking (none for
- *	perf_aux_hidden_create_task())
+ *	perf_aux_hidden_create_kernel())
  */
 struct perf_aux_hidden {
 	struct hlist_node	node;
@@ -363,24 +363,26 @@ int perf_aux_sample_attach(struct perf_event *sampler,
 }
 
 /**
- * perf_aux_hidden_create_task - create a hidden AUX event without samplers
+ * perf_aux_hidden_create_kernel - create a hidden AUX event without samplers
  * @attr: its attributes; its aux_sample_flags say what the PMU must give
- * @task: the task it traces
+ * @cpu: the CPU it traces, or -1 for a task
+ * @task: the task it traces, or NULL for a CPU
  * @size: the bytes of trace its buffer must hold
  * @user: the user its buffer is charged to
  *
- * For the kernel's own copies of a task's trace (core_trace.c), which
- * pass the event itself as their output handle's event to
- * perf_pmu_snapshot_aux().  Nothing else finds or shares it; release it
- * with perf_event_release_kernel().
+ * For the kernel's own copies of a task's or a CPU's trace (core_trace.c,
+ * trace_recorder.c), taken with perf_aux_copy().  Nothing else finds or
+ * shares it; release it with perf_event_release_kernel().
  *
  * Context: process context, no perf_event_context::mutex held.
  * Return: the event, or an ERR_PTR() with the errnos of
  * perf_aux_sample_attach().
  */
-struct perf_event *perf_aux_hidden_create_task(struct perf_event_attr *attr,
-					       struct task_struct *task,
-					       u32 size, struct user_struct *user)
+struct perf_event *perf_aux_hidden_create_kernel(struct perf_event_attr *attr,
+						 int cpu,
+						 struct task_struct *task,
+						 u32 size,
+						 struct user_struct *user)
 {
 	struct perf_aux_hidden *h = kzalloc(sizeof(*h), GFP_KERNEL);
 	struct perf_event *event;
@@ -389,11 +391,11 @@ struct perf_event *perf_aux_hidden_create_task(struct perf_event_attr *attr,
 		return ERR_PTR(-ENOMEM);
 	h->attr = *attr;
 	h->task = task;
-	h->cpu = -1;
+	h->cpu = cpu;
 	h->user = get_uid(user);
 	h->nr_pages = aux_sample_pages(size);
 
-	event = perf_event_create_kernel_aux(&h->attr, -1, task,
+	event = perf_event_create_kernel_aux(&h->attr, cpu, task,
 					     aux_hidden_prepare, h);
 	if (IS_ERR(event)) {
 		aux_hidden_free(h);

@@ -107,8 +107,8 @@ static struct perf_core_trace *core_trace_new(struct task_struct *task,
 	refcount_inc(&cfg->ref);
 	ct->cfg = cfg;
 
-	event = perf_aux_hidden_create_task(&cfg->attr, task, cfg->req.size,
-					    cfg->user);
+	event = perf_aux_hidden_create_kernel(&cfg->attr, -1, task,
+					      cfg->req.size, cfg->user);
 	*err = PTR_ERR_OR_ZERO(event);
 	if (!*err)
 		ct->event = event;
@@ -429,60 +429,6 @@ void perf_core_trace_exit(struct task_struct *task)
 }
 
 /*
- * Copy the latest trace of @ct's event, which runs on this CPU, into @note
- * after @hdr_size bytes of header, through an output handle over @note's
- * @nr_pages pages.  The PMU fills the room it is given with the position
- * of the trace, padding and the trace, newest byte last
- * (perf_aux_snapshot_position(): the event asks for positions), or
- * writes nothing.  Returns the position.
- *
- * The handle's buffer has a power of two pages, as the output code wants,
- * but only @nr_pages of them exist: the room ends before the last byte of
- * the last, so the handle never goes past them, nor wraps to offset 0.
- */
-static struct perf_aux_sample_position
-core_trace_snapshot_aux(struct perf_core_trace *ct, void *note,
-			size_t hdr_size, unsigned int nr_pages)
-{
-	struct perf_aux_sample_position pos = {};
-	struct perf_event *event = ct->event;
-	size_t room = sizeof(pos) + ct->cfg->req.size;
-	struct perf_output_handle handle = {};
-	struct perf_buffer *rb, *out;
-	unsigned long flags;
-	unsigned int i;
-
-	out = kzalloc(struct_size(out, data_pages,
-				  roundup_pow_of_two(nr_pages)), GFP_KERNEL);
-	rb = ring_buffer_get(event);
-	if (!out || !rb)
-		goto out;
-	out->nr_pages = roundup_pow_of_two(nr_pages);
-	for (i = 0; i < nr_pages; i++)
-		out->data_pages[i] = note + i * PAGE_SIZE;
-	handle.event = event;
-	handle.rb = out;
-	handle.addr = note + hdr_size;
-	handle.size = PAGE_SIZE - hdr_size;
-
-	local_irq_save(flags);
-	if (event->state == PERF_EVENT_STATE_ACTIVE &&
-	    event->oncpu == smp_processor_id())
-		perf_pmu_snapshot_aux(rb, event, &handle, room - sizeof(pos));
-	local_irq_restore(flags);
-
-	if (perf_output_offset(&handle) == hdr_size + room)
-		memcpy(&pos, note + hdr_size, sizeof(pos));
-	if (pos.size > room - sizeof(pos))
-		pos.size = 0;
-out:
-	if (rb)
-		ring_buffer_put(rb);
-	kfree(out);
-	return pos;
-}
-
-/*
  * Zeroed pages for a note, mapped in one piece that kvfree() frees, and
  * charged to the memory cgroup.  Not kvzalloc(): vmalloc() may give up in
  * a thread that SIGKILL is taking down, as it is the dump's other threads.
@@ -517,18 +463,24 @@ static void core_trace_copy(struct perf_core_trace *ct)
 {
 	struct perf_core_trace_note *hdr;
 	struct perf_aux_sample_position pos;
-	size_t room = sizeof(pos) + ct->cfg->req.size;
+	struct perf_aux_copy copy;
+	u32 size = ct->cfg->req.size;
 	unsigned int nr_pages;
+	unsigned long flags;
 	void *note;
 
-	nr_pages = DIV_ROUND_UP(sizeof(*hdr) + room + 1, PAGE_SIZE);
+	nr_pages = perf_aux_copy_pages(sizeof(*hdr), size);
 	note = core_trace_note_alloc(nr_pages);
 	if (!note)
 		return;
-
-	pos = core_trace_snapshot_aux(ct, note, sizeof(*hdr), nr_pages);
-	memmove(note + sizeof(*hdr), note + sizeof(*hdr) + room - pos.size,
-		pos.size);
+	if (perf_aux_copy_init(&copy, note, sizeof(*hdr), size)) {
+		kvfree(note);
+		return;
+	}
+	local_irq_save(flags);
+	pos = perf_aux_copy(&copy, ct->event);
+	local_irq_restore(flags);
+	perf_aux_copy_exit(&copy);
 
 	hdr = note;
 	hdr->hdr_size = sizeof(*hdr);

@@ -1,0 +1,820 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hardware trace recorder: every CPU's latest hardware trace, kept from
+ * boot (hwtrace= on the command line) or from when root turns it on, read
+ * live without tools, frozen when asked, at an oops or in a panic.
+ *
+ * While it runs, each online CPU has a hidden AUX event (aux_sample.c) of
+ * one AUX PMU that can tell trace positions (intel_pt, ptsim), in
+ * overwrite mode, with a buffer of buffer_size_kb, charged to the user who
+ * turned it on.  Beside it each CPU has a frozen copy: a header (struct
+ * perf_hwtrace_header) and room for as much trace, physically contiguous
+ * and allocated up front, so that the CPU can fill it where nothing may be
+ * allocated: at an oops, in a panic, in an NMI.
+ *
+ * The files, in tracefs (hwtrace/, next to ftrace's own controls of the
+ * same kind: tracing_on, buffer_size_kb, per_cpu/):
+ *
+ *   pmu, config, buffer_size_kb, mode	the settings; writing one drops
+ *		the trace recorded with the old ones (EBUSY while tracing)
+ *   tracing_on	1 starts the recorder; 0 freezes it: each CPU copies its
+ *		trace, then stops; 1 again goes on with the same streams
+ *   freeze_on_oops	1: a CPU that oopses freezes its copy there
+ *   per_cpu/cpuN/trace	CPU N's latest trace: taken when the file is
+ *		opened while the CPU traces, its frozen copy once it stopped
+ *
+ * A panic freezes the copy of the CPU that panics; the architecture's
+ * crash paths freeze the others' (perf_hwtrace_crash_cpu()).  A CPU that
+ * froze already keeps what it has: each copy is made once a run.
+ *
+ * Locking: hwtrace_mutex serializes the settings, the state and the CPUs'
+ * events and copies.  It nests inside the CPU hotplug lock (the hotplug
+ * callbacks run with it held) and outside perf_event_context::mutex.
+ * A CPU freezes its own copy with IRQs disabled; hc->frozen says it did.
+ * The crash paths read a CPU's event and copy without the mutex: they are
+ * cleared before they are freed, and freed after an RCU grace period.
+ */
+
+#include <linux/buildid.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/crash_core.h>
+#include <linux/io.h>
+#include <linux/kdebug.h>
+#include <linux/panic_notifier.h>
+#include <linux/perf_event.h>
+#include <linux/sched/user.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tracefs.h>
+#include <linux/vmalloc.h>
+#include <asm/sections.h>
+
+#include "internal.h"
+
+#define HWTRACE_DEFAULT_SIZE	SZ_64K
+/* A frozen copy is one physically contiguous allocation. */
+#define HWTRACE_MAX_SIZE	SZ_1M
+
+enum hwtrace_state {
+	HWTRACE_OFF,		/* no events, no copies */
+	HWTRACE_ON,		/* tracing */
+	HWTRACE_FROZEN,		/* stopped; the copies hold the trace */
+};
+
+struct hwtrace_cfg {
+	char			pmu[32];
+	u64			config;
+	u32			size;
+	bool			kernel;
+	bool			user;
+};
+
+/**
+ * struct hwtrace_cpu - a CPU's part of the recorder
+ * @event: its hidden AUX event, while it is online and the recorder has
+ *	buffers
+ * @hdr: its frozen copy: the header, then the trace
+ * @copy: the room of @hdr, for perf_aux_copy()
+ * @frozen: @hdr holds the trace up to where the CPU stopped
+ */
+struct hwtrace_cpu {
+	struct perf_event		*event;
+	struct perf_hwtrace_header	*hdr;
+	struct perf_aux_copy		copy;
+	atomic_t			frozen;
+};
+
+static DEFINE_PER_CPU(struct hwtrace_cpu, hwtrace_cpus);
+static DEFINE_MUTEX(hwtrace_mutex);
+static enum hwtrace_state hwtrace_state;
+static struct hwtrace_cfg hwtrace_cfg = {
+	.size	= HWTRACE_DEFAULT_SIZE,
+	.kernel	= true,
+	.user	= true,
+};
+
+static bool hwtrace_freeze_on_oops = true;
+static struct user_struct *hwtrace_user;
+/* What every copy's header starts with, made when the recorder starts. */
+static struct perf_hwtrace_header hwtrace_hdr;
+/* Where kdump finds the copies: see hwtrace_vmcoreinfo(). */
+static u64 *hwtrace_copies_phys;
+
+/*
+ * @cpu's hidden event as the settings say; whether the PMU can give
+ * positioned copies is checked as it is created.
+ */
+static struct perf_event *hwtrace_event_create(int cpu)
+{
+	struct perf_event_attr attr = {
+		.size			= sizeof(attr),
+		.type			= hwtrace_hdr.type,
+		.config			= hwtrace_cfg.config,
+		.exclude_kernel		= !hwtrace_cfg.kernel,
+		.exclude_user		= !hwtrace_cfg.user,
+		.exclude_hv		= 1,
+		.aux_sample_flags	= PERF_AUX_SAMPLE_POSITION,
+	};
+
+	return perf_aux_hidden_create_kernel(&attr, cpu, NULL,
+					     hwtrace_cfg.size, hwtrace_user);
+}
+
+static size_t hwtrace_copy_bytes(void)
+{
+	return perf_aux_copy_pages(sizeof(hwtrace_hdr), hwtrace_cfg.size) *
+	       PAGE_SIZE;
+}
+
+/* Give @cpu its frozen copy, if it has none yet. */
+static int hwtrace_copy_alloc(int cpu)
+{
+	struct hwtrace_cpu *hc = per_cpu_ptr(&hwtrace_cpus, cpu);
+	void *buf;
+	int ret;
+
+	if (hc->hdr)
+		return 0;
+	buf = alloc_pages_exact(hwtrace_copy_bytes(),
+				GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (!buf)
+		return -ENOMEM;
+	ret = perf_aux_copy_init(&hc->copy, buf, sizeof(hwtrace_hdr),
+				 hwtrace_cfg.size);
+	if (ret) {
+		free_pages_exact(buf, hwtrace_copy_bytes());
+		return ret;
+	}
+	WRITE_ONCE(hc->hdr, buf);
+	if (hwtrace_copies_phys)
+		hwtrace_copies_phys[cpu] = virt_to_phys(buf);
+	return 0;
+}
+
+/*
+ * Copy @event's latest trace into @c, whose buffer starts with a header,
+ * and fill the header in.  On @event's CPU, IRQs disabled.
+ */
+static void hwtrace_take(struct perf_aux_copy *c, struct perf_event *event,
+			 u64 flags)
+{
+	struct perf_hwtrace_header *hdr = c->buf;
+	struct perf_aux_sample_position pos;
+
+	pos = perf_aux_copy(c, event);
+	*hdr = hwtrace_hdr;
+	hdr->cpu = smp_processor_id();
+	hdr->flags |= flags;
+	if (pos.offset)
+		hdr->flags |= PERF_HWTRACE_WRAPPED;
+	hdr->stream = event->id;
+	hdr->offset = pos.offset;
+	hdr->size = pos.size;
+	hdr->time = event->clock();
+}
+
+/* Freeze this CPU's copy, unless it froze already.  IRQs disabled. */
+static void hwtrace_freeze_this_cpu(u64 flags)
+{
+	struct hwtrace_cpu *hc = this_cpu_ptr(&hwtrace_cpus);
+	struct perf_event *event = READ_ONCE(hc->event);
+
+	if (!event || !READ_ONCE(hc->hdr) || atomic_xchg(&hc->frozen, 1))
+		return;
+	hwtrace_take(&hc->copy, event, PERF_HWTRACE_FROZEN | flags);
+}
+
+/**
+ * perf_hwtrace_crash_cpu - freeze this CPU's hardware trace at a crash
+ *
+ * For the architecture's crash paths, on each CPU that they stop; before
+ * they stop the CPU's trace themselves.
+ *
+ * Context: any, IRQs disabled, maybe NMI.
+ */
+void perf_hwtrace_crash_cpu(void)
+{
+	hwtrace_freeze_this_cpu(PERF_HWTRACE_CRASH);
+}
+
+static void hwtrace_freeze_ipi(void *unused)
+{
+	hwtrace_freeze_this_cpu(0);
+}
+
+/* Drop the event of @cpu, keeping its copy. */
+static void hwtrace_event_drop(int cpu)
+{
+	struct hwtrace_cpu *hc = per_cpu_ptr(&hwtrace_cpus, cpu);
+	struct perf_event *event = hc->event;
+
+	if (!event)
+		return;
+	WRITE_ONCE(hc->event, NULL);
+	synchronize_rcu();
+	perf_event_release_kernel(event);
+}
+
+/* Drop every event and copy: the recorder has nothing. */
+static void hwtrace_drop(void)
+{
+	struct hwtrace_cpu *hc;
+	int cpu;
+
+	lockdep_assert_held(&hwtrace_mutex);
+	for_each_possible_cpu(cpu) {
+		hc = per_cpu_ptr(&hwtrace_cpus, cpu);
+		if (hc->event)
+			hwtrace_event_drop(cpu);
+	}
+	synchronize_rcu();
+	for_each_possible_cpu(cpu) {
+		hc = per_cpu_ptr(&hwtrace_cpus, cpu);
+		if (!hc->hdr)
+			continue;
+		if (hwtrace_copies_phys)
+			hwtrace_copies_phys[cpu] = 0;
+		perf_aux_copy_exit(&hc->copy);
+		free_pages_exact(hc->hdr, hwtrace_copy_bytes());
+		hc->hdr = NULL;
+		atomic_set(&hc->frozen, 0);
+	}
+	free_uid(hwtrace_user);
+	hwtrace_user = NULL;
+	hwtrace_state = HWTRACE_OFF;
+}
+
+/* Start tracing on @cpu, online, with a copy of its own. */
+static int hwtrace_cpu_start(int cpu)
+{
+	struct hwtrace_cpu *hc = per_cpu_ptr(&hwtrace_cpus, cpu);
+	struct perf_event *event;
+	int ret;
+
+	ret = hwtrace_copy_alloc(cpu);
+	if (ret)
+		return ret;
+	atomic_set(&hc->frozen, 0);
+	if (hc->event) {
+		perf_event_enable(hc->event);
+		return 0;
+	}
+	event = hwtrace_event_create(cpu);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	WRITE_ONCE(hc->event, event);
+	return 0;
+}
+
+/* What every header of this run says. */
+static void hwtrace_hdr_init(int type)
+{
+	struct perf_hwtrace_header *hdr = &hwtrace_hdr;
+
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->magic = PERF_HWTRACE_MAGIC;
+	hdr->version = PERF_HWTRACE_VERSION;
+	hdr->hdr_size = sizeof(*hdr);
+	hdr->type = type;
+	hdr->config = hwtrace_cfg.config;
+	if (hwtrace_cfg.kernel)
+		hdr->flags |= PERF_HWTRACE_KERNEL;
+	if (hwtrace_cfg.user)
+		hdr->flags |= PERF_HWTRACE_USER;
+	hdr->kernel_text = (unsigned long)_stext;
+#if IS_ENABLED(CONFIG_STACKTRACE_BUILD_ID) || IS_ENABLED(CONFIG_CRASH_CORE)
+	memcpy(hdr->build_id, vmlinux_build_id, sizeof(hdr->build_id));
+	hdr->build_id_size = sizeof(hdr->build_id);
+#endif
+	strscpy(hdr->pmu, hwtrace_cfg.pmu, sizeof(hdr->pmu));
+}
+
+/*
+ * How the trace's time stamps convert to perf clock, as the PMU tells a
+ * user page of @event (Intel PT's TSC packets).
+ */
+static void hwtrace_hdr_time(struct perf_event *event)
+{
+	struct perf_event_mmap_page *pg = kzalloc(sizeof(*pg), GFP_KERNEL);
+
+	if (!pg)
+		return;
+	arch_perf_update_userpage(event, pg, 0);
+	if (pg->cap_user_time_zero) {
+		hwtrace_hdr.time_zero = pg->time_zero;
+		hwtrace_hdr.time_mult = pg->time_mult;
+		hwtrace_hdr.time_shift = pg->time_shift;
+		hwtrace_hdr.flags |= PERF_HWTRACE_TIME_ZERO;
+	}
+	kfree(pg);
+}
+
+/* Turn the recorder on from nothing: every online CPU, or none. */
+static int hwtrace_start(void)
+{
+	int cpu, type, ret = 0;
+
+	lockdep_assert_cpus_held();
+	lockdep_assert_held(&hwtrace_mutex);
+	type = perf_pmu_type(hwtrace_cfg.pmu);
+	if (type < 0)
+		return type;
+	hwtrace_hdr_init(type);
+	hwtrace_user = get_current_user();
+	hwtrace_state = HWTRACE_ON;
+	for_each_online_cpu(cpu) {
+		ret = hwtrace_cpu_start(cpu);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		hwtrace_drop();
+		return ret;
+	}
+	hwtrace_hdr_time(per_cpu(hwtrace_cpus, cpumask_first(cpu_online_mask)).event);
+	return 0;
+}
+
+/* Freeze every CPU's copy, then stop their trace. */
+static void hwtrace_freeze(void)
+{
+	int cpu;
+
+	lockdep_assert_cpus_held();
+	lockdep_assert_held(&hwtrace_mutex);
+	on_each_cpu(hwtrace_freeze_ipi, NULL, 1);
+	for_each_online_cpu(cpu) {
+		if (per_cpu(hwtrace_cpus, cpu).event)
+			perf_event_disable(per_cpu(hwtrace_cpus, cpu).event);
+	}
+	hwtrace_state = HWTRACE_FROZEN;
+}
+
+/* Go on after a freeze, with the same streams. */
+static int hwtrace_resume(void)
+{
+	int cpu, ret;
+
+	for_each_online_cpu(cpu) {
+		ret = hwtrace_cpu_start(cpu);
+		if (ret) {
+			hwtrace_drop();
+			return ret;
+		}
+	}
+	hwtrace_state = HWTRACE_ON;
+	return 0;
+}
+
+static int hwtrace_set_on(bool on)
+{
+	int ret = 0;
+
+	cpus_read_lock();
+	mutex_lock(&hwtrace_mutex);
+	if (on && hwtrace_state == HWTRACE_OFF)
+		ret = hwtrace_start();
+	else if (on && hwtrace_state == HWTRACE_FROZEN)
+		ret = hwtrace_resume();
+	else if (!on && hwtrace_state == HWTRACE_ON)
+		hwtrace_freeze();
+	mutex_unlock(&hwtrace_mutex);
+	cpus_read_unlock();
+	return ret;
+}
+
+static int hwtrace_cpu_online(unsigned int cpu)
+{
+	mutex_lock(&hwtrace_mutex);
+	/* A CPU that cannot trace stays up: its file gives no trace. */
+	if (hwtrace_state == HWTRACE_ON && hwtrace_cpu_start(cpu))
+		pr_warn("hwtrace: CPU %u does not trace\n", cpu);
+	mutex_unlock(&hwtrace_mutex);
+	return 0;
+}
+
+/* A CPU going away keeps its trace up to here in its frozen copy. */
+static int hwtrace_cpu_offline(unsigned int cpu)
+{
+	mutex_lock(&hwtrace_mutex);
+	local_irq_disable();
+	hwtrace_freeze_this_cpu(0);
+	local_irq_enable();
+	hwtrace_event_drop(cpu);
+	mutex_unlock(&hwtrace_mutex);
+	return 0;
+}
+
+static int hwtrace_panic(struct notifier_block *nb, unsigned long action,
+			 void *data)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	perf_hwtrace_crash_cpu();
+	local_irq_restore(flags);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block hwtrace_panic_nb = {
+	.notifier_call	= hwtrace_panic,
+	.priority	= INT_MAX,	/* before the others add to the trace */
+};
+
+static int hwtrace_die(struct notifier_block *nb, unsigned long action,
+		       void *data)
+{
+	unsigned long flags;
+
+	if (action != DIE_OOPS || !READ_ONCE(hwtrace_freeze_on_oops))
+		return NOTIFY_DONE;
+	local_irq_save(flags);
+	perf_hwtrace_crash_cpu();
+	local_irq_restore(flags);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block hwtrace_die_nb = {
+	.notifier_call	= hwtrace_die,
+	.priority	= INT_MAX,
+};
+
+/* A CPU's trace, as its file was opened. */
+struct hwtrace_snapshot {
+	void		*buf;
+	size_t		len;
+};
+
+struct hwtrace_live {
+	struct perf_aux_copy	copy;
+	int			done;
+};
+
+static void hwtrace_live_ipi(void *data)
+{
+	struct hwtrace_live *live = data;
+	struct perf_event *event = this_cpu_read(hwtrace_cpus.event);
+
+	if (event && !atomic_read(this_cpu_ptr(&hwtrace_cpus.frozen))) {
+		hwtrace_take(&live->copy, event, 0);
+		live->done = 1;
+	}
+}
+
+/*
+ * Copy @cpu's trace into @buf: its latest while it traces, else its frozen
+ * copy.  Returns the bytes copied, header included, or -ENODATA.
+ */
+static ssize_t hwtrace_read_cpu(int cpu, void *buf)
+{
+	struct hwtrace_cpu *hc = per_cpu_ptr(&hwtrace_cpus, cpu);
+	struct hwtrace_live live = {};
+	struct perf_hwtrace_header *hdr = buf;
+	int ret;
+
+	lockdep_assert_held(&hwtrace_mutex);
+	if (hc->event && !atomic_read(&hc->frozen)) {
+		ret = perf_aux_copy_init(&live.copy, buf, sizeof(*hdr),
+					 hwtrace_cfg.size);
+		if (ret)
+			return ret;
+		smp_call_function_single(cpu, hwtrace_live_ipi, &live, 1);
+		perf_aux_copy_exit(&live.copy);
+		if (live.done)
+			return sizeof(*hdr) + hdr->size;
+	}
+	/* It froze (or stopped to go offline) after all. */
+	if (!hc->hdr || !atomic_read(&hc->frozen))
+		return -ENODATA;
+	memcpy(buf, hc->hdr, sizeof(*hdr) + hc->hdr->size);
+	return sizeof(*hdr) + hdr->size;
+}
+
+static int hwtrace_trace_open(struct inode *inode, struct file *file)
+{
+	int cpu = (long)inode->i_private;
+	struct hwtrace_snapshot *snap;
+	ssize_t len = -ENODATA;
+
+	snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return -ENOMEM;
+
+	cpus_read_lock();
+	mutex_lock(&hwtrace_mutex);
+	if (hwtrace_state != HWTRACE_OFF) {
+		snap->buf = vzalloc(hwtrace_copy_bytes());
+		len = snap->buf ? hwtrace_read_cpu(cpu, snap->buf) : -ENOMEM;
+	}
+	mutex_unlock(&hwtrace_mutex);
+	cpus_read_unlock();
+
+	if (len < 0) {
+		vfree(snap->buf);
+		kfree(snap);
+		return len;
+	}
+	snap->len = len;
+	file->private_data = snap;
+	return 0;
+}
+
+static ssize_t hwtrace_trace_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct hwtrace_snapshot *snap = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, snap->buf, snap->len);
+}
+
+static int hwtrace_trace_release(struct inode *inode, struct file *file)
+{
+	struct hwtrace_snapshot *snap = file->private_data;
+
+	vfree(snap->buf);
+	kfree(snap);
+	return 0;
+}
+
+static const struct file_operations hwtrace_trace_fops = {
+	.open		= hwtrace_trace_open,
+	.read		= hwtrace_trace_read,
+	.llseek		= default_llseek,
+	.release	= hwtrace_trace_release,
+};
+
+/*
+ * The settings' files.  Each shows and parses one setting; writing one
+ * drops what the recorder holds, which it must not while it traces.
+ */
+enum hwtrace_knob {
+	HWTRACE_PMU,
+	HWTRACE_CONFIG,
+	HWTRACE_SIZE,
+	HWTRACE_MODE,
+	HWTRACE_ON_KNOB,
+	HWTRACE_OOPS,
+};
+
+static int hwtrace_show(char *buf, size_t len, enum hwtrace_knob knob)
+{
+	const struct hwtrace_cfg *cfg = &hwtrace_cfg;
+
+	switch (knob) {
+	case HWTRACE_PMU:
+		return scnprintf(buf, len, "%s\n", cfg->pmu);
+	case HWTRACE_CONFIG:
+		return scnprintf(buf, len, "%#llx\n", cfg->config);
+	case HWTRACE_SIZE:
+		return scnprintf(buf, len, "%u\n", cfg->size / SZ_1K);
+	case HWTRACE_MODE:
+		return scnprintf(buf, len, "%s%s%s\n",
+				 cfg->kernel ? "kernel" : "",
+				 cfg->kernel && cfg->user ? "," : "",
+				 cfg->user ? "user" : "");
+	case HWTRACE_ON_KNOB:
+		return scnprintf(buf, len, "%d\n", hwtrace_state == HWTRACE_ON);
+	case HWTRACE_OOPS:
+		return scnprintf(buf, len, "%d\n", hwtrace_freeze_on_oops);
+	}
+	return 0;
+}
+
+/* "kernel", "user" or both, comma-separated. */
+static int hwtrace_parse_mode(char *s, struct hwtrace_cfg *cfg)
+{
+	char *word;
+
+	cfg->kernel = false;
+	cfg->user = false;
+	while ((word = strsep(&s, ","))) {
+		if (!strcmp(word, "kernel"))
+			cfg->kernel = true;
+		else if (!strcmp(word, "user"))
+			cfg->user = true;
+		else
+			return -EINVAL;
+	}
+	return cfg->kernel || cfg->user ? 0 : -EINVAL;
+}
+
+/* Parse @s, stripped, as @knob's value into @cfg. */
+static int hwtrace_parse(char *s, enum hwtrace_knob knob,
+			 struct hwtrace_cfg *cfg)
+{
+	unsigned int kb;
+	int ret;
+
+	switch (knob) {
+	case HWTRACE_PMU:
+		if (!*s || strlen(s) >= sizeof(cfg->pmu))
+			return -EINVAL;
+		strscpy(cfg->pmu, s, sizeof(cfg->pmu));
+		return 0;
+	case HWTRACE_CONFIG:
+		return kstrtou64(s, 0, &cfg->config);
+	case HWTRACE_SIZE:
+		ret = kstrtouint(s, 0, &kb);
+		if (ret)
+			return ret;
+		if (!kb || kb > HWTRACE_MAX_SIZE / SZ_1K)
+			return -EINVAL;
+		cfg->size = kb * SZ_1K;
+		return 0;
+	case HWTRACE_MODE:
+		return hwtrace_parse_mode(s, cfg);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int hwtrace_store(char *s, enum hwtrace_knob knob)
+{
+	struct hwtrace_cfg cfg;
+	bool val;
+	int ret;
+
+	if (knob == HWTRACE_ON_KNOB || knob == HWTRACE_OOPS) {
+		ret = kstrtobool(s, &val);
+		if (ret)
+			return ret;
+		if (knob == HWTRACE_OOPS) {
+			WRITE_ONCE(hwtrace_freeze_on_oops, val);
+			return 0;
+		}
+		return hwtrace_set_on(val);
+	}
+
+	mutex_lock(&hwtrace_mutex);
+	cfg = hwtrace_cfg;
+	ret = hwtrace_parse(s, knob, &cfg);
+	if (!ret && hwtrace_state == HWTRACE_ON)
+		ret = -EBUSY;
+	if (!ret) {
+		if (hwtrace_state == HWTRACE_FROZEN)
+			hwtrace_drop();
+		hwtrace_cfg = cfg;
+	}
+	mutex_unlock(&hwtrace_mutex);
+	return ret;
+}
+
+static ssize_t hwtrace_knob_read(struct file *file, char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	enum hwtrace_knob knob = (long)file_inode(file)->i_private;
+	char buf[64];
+	int len;
+
+	mutex_lock(&hwtrace_mutex);
+	len = hwtrace_show(buf, sizeof(buf), knob);
+	mutex_unlock(&hwtrace_mutex);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t hwtrace_knob_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	enum hwtrace_knob knob = (long)file_inode(file)->i_private;
+	char buf[64];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	ret = hwtrace_store(strim(buf), knob);
+	return ret ? ret : count;
+}
+
+static const struct file_operations hwtrace_knob_fops = {
+	.open		= nonseekable_open,
+	.read		= hwtrace_knob_read,
+	.write		= hwtrace_knob_write,
+	.llseek		= no_llseek,
+};
+
+static const char * const hwtrace_knob_names[] = {
+	[HWTRACE_PMU]		= "pmu",
+	[HWTRACE_CONFIG]	= "config",
+	[HWTRACE_SIZE]		= "buffer_size_kb",
+	[HWTRACE_MODE]		= "mode",
+	[HWTRACE_ON_KNOB]	= "tracing_on",
+	[HWTRACE_OOPS]		= "freeze_on_oops",
+};
+
+static void __init hwtrace_create_files(void)
+{
+	struct dentry *dir, *per_cpu, *d;
+	char name[16];
+	long i;
+
+	dir = tracefs_create_dir("hwtrace", NULL);
+	per_cpu = dir ? tracefs_create_dir("per_cpu", dir) : NULL;
+	if (!per_cpu) {
+		pr_warn("hwtrace: no tracefs directory\n");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(hwtrace_knob_names); i++)
+		tracefs_create_file(hwtrace_knob_names[i], 0600, dir,
+				    (void *)i, &hwtrace_knob_fops);
+	for_each_possible_cpu(i) {
+		snprintf(name, sizeof(name), "cpu%ld", i);
+		d = tracefs_create_dir(name, per_cpu);
+		if (d)
+			tracefs_create_file("trace", 0400, d, (void *)i,
+					    &hwtrace_trace_fops);
+	}
+}
+
+/*
+ * For kdump: the physical address of each CPU's frozen copy (0 for none),
+ * one u64 a possible CPU, in VMCOREINFO as HWTRACE=ADDR,NR_CPUS.
+ */
+static void __init hwtrace_vmcoreinfo(void)
+{
+#ifdef CONFIG_CRASH_CORE
+	hwtrace_copies_phys = kcalloc(nr_cpu_ids, sizeof(u64), GFP_KERNEL);
+	if (hwtrace_copies_phys)
+		vmcoreinfo_append_str("HWTRACE=%llx,%u\n",
+				      (u64)virt_to_phys(hwtrace_copies_phys),
+				      nr_cpu_ids);
+#endif
+}
+
+static char hwtrace_cmdline[128] __initdata;
+
+/*
+ * hwtrace=PMU[,config=N][,size=KB][,kernel][,user]: start the recorder at
+ * boot; kernel and user mode unless one of them is named.
+ */
+static int __init hwtrace_setup(char *s)
+{
+	strscpy(hwtrace_cmdline, s, sizeof(hwtrace_cmdline));
+	return 1;
+}
+__setup("hwtrace=", hwtrace_setup);
+
+static int __init hwtrace_parse_cmdline(char *s)
+{
+	struct hwtrace_cfg cfg = hwtrace_cfg;
+	char *word, *val;
+	int ret;
+
+	word = strsep(&s, ",");
+	ret = hwtrace_parse(word, HWTRACE_PMU, &cfg);
+	cfg.kernel = false;
+	cfg.user = false;
+	while (!ret && (word = strsep(&s, ","))) {
+		val = strchr(word, '=');
+		if (val)
+			*val++ = '\0';
+		if (!strcmp(word, "config") && val)
+			ret = hwtrace_parse(val, HWTRACE_CONFIG, &cfg);
+		else if (!strcmp(word, "size") && val)
+			ret = hwtrace_parse(val, HWTRACE_SIZE, &cfg);
+		else if (!strcmp(word, "kernel") && !val)
+			cfg.kernel = true;
+		else if (!strcmp(word, "user") && !val)
+			cfg.user = true;
+		else
+			ret = -EINVAL;
+	}
+	if (!cfg.kernel && !cfg.user) {
+		cfg.kernel = true;
+		cfg.user = true;
+	}
+	if (!ret)
+		hwtrace_cfg = cfg;
+	return ret;
+}
+
+static int __init hwtrace_init(void)
+{
+	int ret;
+
+	hwtrace_vmcoreinfo();
+	hwtrace_create_files();
+	atomic_notifier_chain_register(&panic_notifier_list, &hwtrace_panic_nb);
+	register_die_notifier(&hwtrace_die_nb);
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "perf/hwtrace:online",
+					hwtrace_cpu_online, hwtrace_cpu_offline);
+	if (ret < 0)
+		return ret;
+
+	if (!*hwtrace_cmdline)
+		return 0;
+	ret = hwtrace_parse_cmdline(hwtrace_cmdline);
+	if (!ret)
+		ret = hwtrace_set_on(true);
+	if (ret)
+		pr_err("hwtrace: cannot start: %d\n", ret);
+	else
+		pr_info("hwtrace: recording %s, %u KiB a CPU\n",
+			hwtrace_cfg.pmu, hwtrace_cfg.size / SZ_1K);
+	return 0;
+}
+late_initcall(hwtrace_init);

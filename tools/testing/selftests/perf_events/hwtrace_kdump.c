@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hardware trace recorder after a crash, read from /proc/vmcore in the
+ * kdump kernel, as a tool would find it: through VMCOREINFO's HWTRACE=
+ * line, never through the crashed kernel's debug info.
+ *
+ * Run in the capture kernel of a kernel that recorded Intel PT of kernel
+ * mode (hwtrace=intel_pt,config=0x2001,...,kernel) and crashed through
+ * lkdtm (harness/kdump.sh and check.sh arrange it).  Every CPU it had
+ * froze its copy in the crash paths; the copy of the CPU that crashed
+ * decodes, with libipt over the crashed kernel's text as the vmcore holds
+ * it, to the crash (crash_flow).  Without /proc/vmcore, skips.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <intel-pt.h>
+
+#include "../kselftest_harness.h"
+#include "ptsim_lib.h"
+
+#define VMCORE		"/proc/vmcore"
+/* x86-64's kernel text mapping: __START_KERNEL_map */
+#define KERNEL_MAP	0xffffffff80000000ULL
+
+struct vmcore {
+	int		fd;
+	Elf64_Phdr	*ph;
+	unsigned int	nr_ph;
+	char		*info;		/* VMCOREINFO's text */
+};
+
+/* Read @len bytes at physical address @pa of the crashed kernel. */
+static int vmcore_read(const struct vmcore *vc, uint64_t pa, void *to,
+		       size_t len)
+{
+	const Elf64_Phdr *ph;
+	unsigned int i;
+
+	for (i = 0; i < vc->nr_ph; i++) {
+		ph = &vc->ph[i];
+		if (ph->p_type != PT_LOAD || pa < ph->p_paddr ||
+		    pa + len > ph->p_paddr + ph->p_filesz)
+			continue;
+		if (pread(vc->fd, to, len, ph->p_offset + pa - ph->p_paddr) !=
+		    (ssize_t)len)
+			return -EIO;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * Call @fn with each note of the vmcore's PT_NOTE segments, its name and
+ * its descriptor, until it returns non-zero; returns that, or 0.
+ */
+typedef int (*vmcore_note_fn)(const Elf64_Nhdr *nh, const char *name,
+			      const char *desc, void *ctx);
+
+static int vmcore_notes(const struct vmcore *vc, vmcore_note_fn fn, void *ctx)
+{
+	const Elf64_Nhdr *nh;
+	size_t off, size;
+	unsigned int i;
+	int ret = 0;
+	char *buf;
+
+	for (i = 0; i < vc->nr_ph && !ret; i++) {
+		if (vc->ph[i].p_type != PT_NOTE)
+			continue;
+		size = vc->ph[i].p_filesz;
+		buf = malloc(size);
+		if (pread(vc->fd, buf, size, vc->ph[i].p_offset) != (ssize_t)size)
+			size = 0;
+		for (off = 0; !ret && off + sizeof(*nh) <= size;) {
+			nh = (const void *)(buf + off);
+			off += sizeof(*nh) + ((nh->n_namesz + 3) & ~3U);
+			if (off + nh->n_descsz > size)
+				break;
+			ret = fn(nh, (const char *)(nh + 1), buf + off, ctx);
+			off += (nh->n_descsz + 3) & ~3U;
+		}
+		free(buf);
+	}
+	return ret;
+}
+
+static int find_vmcoreinfo(const Elf64_Nhdr *nh, const char *name,
+			   const char *desc, void *ctx)
+{
+	char **info = ctx;
+
+	if (nh->n_namesz != sizeof("VMCOREINFO") ||
+	    memcmp(name, "VMCOREINFO", nh->n_namesz))
+		return 0;
+	*info = strndup(desc, nh->n_descsz);
+	return 1;
+}
+
+static int vmcore_open(struct vmcore *vc)
+{
+	Elf64_Ehdr eh;
+
+	memset(vc, 0, sizeof(*vc));
+	vc->fd = open(VMCORE, O_RDONLY);
+	if (vc->fd < 0)
+		return -errno;
+	if (pread(vc->fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return -EINVAL;
+	vc->nr_ph = eh.e_phnum;
+	vc->ph = calloc(vc->nr_ph, sizeof(*vc->ph));
+	if (pread(vc->fd, vc->ph, vc->nr_ph * sizeof(*vc->ph), eh.e_phoff) !=
+	    (ssize_t)(vc->nr_ph * sizeof(*vc->ph)))
+		return -EIO;
+	vmcore_notes(vc, find_vmcoreinfo, &vc->info);
+	return vc->info ? 0 : -ENOENT;
+}
+
+/* A number of VMCOREINFO: "@key=VALUE" (@base 16 or 10). */
+static int vmcore_number(const struct vmcore *vc, const char *key, int base,
+			 unsigned long long *val)
+{
+	char *p = strstr(vc->info, key);
+
+	if (!p || (p != vc->info && p[-1] != '\n'))
+		return -ENOENT;
+	*val = strtoull(p + strlen(key), NULL, base);
+	return 0;
+}
+
+/*
+ * The crashed kernel's text, read from the vmcore once: libipt asks for
+ * every instruction.  x86-64 maps it at __START_KERNEL_map + phys_base.
+ */
+struct kernel_text {
+	uint64_t	start;		/* the crashed kernel's _stext */
+	uint64_t	size;
+	uint8_t		*bytes;
+};
+
+static int read_kernel_text(uint8_t *buffer, size_t size,
+			    const struct pt_asid *asid, uint64_t ip,
+			    void *context)
+{
+	const struct kernel_text *kt = context;
+
+	if (ip < kt->start || ip >= kt->start + kt->size)
+		return -pte_nomap;
+	if (size > kt->start + kt->size - ip)
+		size = kt->start + kt->size - ip;
+	memcpy(buffer, kt->bytes + (ip - kt->start), size);
+	return size;
+}
+
+/*
+ * A function's address range in the crashed kernel, from the capture
+ * kernel's kallsyms: it is the same build, whose text KASLR put @kaslr
+ * bytes further in the crashed one.
+ */
+static int kernel_func(const char *name, uint64_t kaslr, struct ptsim_range *r)
+{
+	unsigned long long addr, start = 0, next = ~0ULL;
+	char line[256], type, sym[128];
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) != 3)
+			continue;
+		if (!strcmp(sym, name))
+			start = addr;
+		else if (start && addr > start && addr < next)
+			next = addr;
+	}
+	fclose(f);
+	if (!start || next == ~0ULL)
+		return -ENOENT;
+	r->start = start + kaslr;
+	r->end = next + kaslr;
+	return 0;
+}
+
+FIXTURE(kdump) {
+	struct vmcore vc;
+	uint64_t *phys;
+	unsigned int nr_cpus;
+};
+
+FIXTURE_SETUP(kdump)
+{
+	unsigned long long table;
+	char *p;
+	int n;
+
+	if (access(VMCORE, R_OK))
+		SKIP(return, "not a kdump kernel (no " VMCORE ")");
+	ASSERT_EQ(0, vmcore_open(&self->vc));
+	p = strstr(self->vc.info, "HWTRACE=");
+	ASSERT_NE(NULL, p) TH_LOG("VMCOREINFO names no hardware trace recorder");
+	n = sscanf(p, "HWTRACE=%llx,%u", &table, &self->nr_cpus);
+	ASSERT_EQ(2, n);
+	ASSERT_LT(0, self->nr_cpus);
+	ASSERT_GE(64, self->nr_cpus);
+	self->phys = calloc(self->nr_cpus, sizeof(*self->phys));
+	ASSERT_EQ(0, vmcore_read(&self->vc, table, self->phys,
+				 self->nr_cpus * sizeof(*self->phys)));
+}
+
+FIXTURE_TEARDOWN(kdump)
+{
+	free(self->phys);
+	free(self->vc.info);
+	free(self->vc.ph);
+	if (self->vc.fd > 0)
+		close(self->vc.fd);
+}
+
+/* CPU @cpu's frozen copy: its header, and its trace (freed by the caller). */
+static uint8_t *read_copy(struct __test_metadata *_metadata,
+			  const struct vmcore *vc, uint64_t phys,
+			  unsigned int cpu, struct perf_hwtrace_header *hdr)
+{
+	uint8_t *trace;
+
+	if (!phys)
+		return NULL;
+	EXPECT_EQ(0, vmcore_read(vc, phys, hdr, sizeof(*hdr)));
+	EXPECT_EQ(PERF_HWTRACE_MAGIC, hdr->magic);
+	EXPECT_EQ(PERF_HWTRACE_VERSION, hdr->version);
+	EXPECT_EQ(cpu, hdr->cpu);
+	EXPECT_GE(1024 * 1024, hdr->size);
+	if (hdr->magic != PERF_HWTRACE_MAGIC || hdr->size > 1024 * 1024)
+		return NULL;
+	trace = malloc(hdr->size + 1);
+	EXPECT_EQ(0, vmcore_read(vc, phys + hdr->hdr_size, trace,
+				 hdr->size));
+	return trace;
+}
+
+/*
+ * The registers the crash saved for each CPU (NT_PRSTATUS), x86-64: the
+ * RIP of struct elf_prstatus' pr_reg.  Returns how many, at most @max.
+ */
+#define PRSTATUS_RIP	(112 + 16 * 8)
+
+struct saved_rips {
+	uint64_t	*rip;
+	int		nr, max;
+};
+
+static int find_rip(const Elf64_Nhdr *nh, const char *name, const char *desc,
+		    void *ctx)
+{
+	struct saved_rips *r = ctx;
+
+	if (nh->n_type == NT_PRSTATUS && nh->n_descsz >= PRSTATUS_RIP + 8 &&
+	    r->nr < r->max)
+		memcpy(&r->rip[r->nr++], desc + PRSTATUS_RIP, 8);
+	return 0;
+}
+
+static int vmcore_rips(const struct vmcore *vc, uint64_t *rip, int max)
+{
+	struct saved_rips r = { rip, 0, max };
+
+	vmcore_notes(vc, find_rip, &r);
+	return r.nr;
+}
+
+/*
+ * Every CPU the crashed kernel stopped (each saved its registers: one
+ * NT_PRSTATUS each) froze its copy in the crash paths.
+ */
+TEST_F(kdump, every_cpu_frozen)
+{
+	struct perf_hwtrace_header hdr;
+	unsigned int cpu, frozen = 0;
+	uint64_t rip[64];
+	uint8_t *trace;
+
+	if (_metadata->skip)
+		return;
+	for (cpu = 0; cpu < self->nr_cpus; cpu++) {
+		trace = read_copy(_metadata, &self->vc, self->phys[cpu], cpu, &hdr);
+		if (!trace)
+			continue;
+		EXPECT_EQ(PERF_HWTRACE_FROZEN | PERF_HWTRACE_CRASH,
+			  hdr.flags & (PERF_HWTRACE_FROZEN | PERF_HWTRACE_CRASH))
+			TH_LOG("cpu %u: flags %#llx", cpu,
+			       (unsigned long long)hdr.flags);
+		EXPECT_LT(0, hdr.size) TH_LOG("cpu %u: no trace", cpu);
+		frozen++;
+		free(trace);
+	}
+	EXPECT_EQ(vmcore_rips(&self->vc, rip, 64), frozen);
+}
+
+/*
+ * A decoded flow: where its instructions were first in each of the
+ * functions asked about, and where it took a fault at @fault_ip.
+ */
+#define NR_FN	4
+
+struct crash_flow {
+	struct ptsim_range	fn[NR_FN];
+	uint64_t		first[NR_FN];	/* 1 + instruction index */
+	uint64_t		fault_ip;
+	uint64_t		fault;		/* 1 + instruction index */
+	uint64_t		insns;
+	int			error;		/* libipt's, after the first sync */
+};
+
+static void flow_event(const struct pt_event *ev, struct crash_flow *cf)
+{
+	if (ev->type == ptev_async_branch && !cf->fault &&
+	    ev->variant.async_branch.from == cf->fault_ip)
+		cf->fault = cf->insns + 1;
+}
+
+/* Decode @trace from its first PSB to its end or its first error. */
+static void decode_crash_flow(const uint8_t *trace, size_t len,
+			      struct pt_image *image, struct crash_flow *cf)
+{
+	struct pt_config config;
+	struct pt_insn_decoder *dec;
+	struct pt_insn insn;
+	struct pt_event ev;
+	int status, i;
+
+	pt_config_init(&config);
+	config.begin = (uint8_t *)trace;
+	config.end = (uint8_t *)trace + len;
+	dec = pt_insn_alloc_decoder(&config);
+	if (!dec) {
+		cf->error = -pte_nomem;
+		return;
+	}
+	pt_insn_set_image(dec, image);
+	status = pt_insn_sync_forward(dec);
+	while (status >= 0 && !(status & pts_eos)) {
+		while (status >= 0 && (status & pts_event_pending)) {
+			status = pt_insn_event(dec, &ev, sizeof(ev));
+			if (status >= 0)
+				flow_event(&ev, cf);
+		}
+		if (status < 0 || (status & pts_eos))
+			break;
+		status = pt_insn_next(dec, &insn, sizeof(insn));
+		if (status < 0)
+			break;
+		cf->insns++;
+		for (i = 0; i < NR_FN; i++)
+			if (!cf->first[i] && ptsim_in_range(&cf->fn[i], insn.ip))
+				cf->first[i] = cf->insns;
+	}
+	if (status < 0 && status != -pte_eos)
+		cf->error = status;
+	pt_insn_free_decoder(dec);
+}
+
+/* How far KASLR put the crashed kernel's text from the capture kernel's. */
+static int crashed_kaslr(struct __test_metadata *_metadata,
+			 const struct vmcore *vc, const uint64_t *phys,
+			 unsigned int nr_cpus, uint64_t *kaslr)
+{
+	struct perf_hwtrace_header hdr;
+	struct ptsim_range stext;
+	unsigned int cpu;
+	uint8_t *trace;
+
+	if (kernel_func("_stext", 0, &stext))
+		return -ENOENT;
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		trace = read_copy(_metadata, vc, phys[cpu], cpu, &hdr);
+		if (!trace)
+			continue;
+		free(trace);
+		*kaslr = hdr.kernel_text - stext.start;
+		return 0;
+	}
+	return -ENODATA;
+}
+
+/*
+ * How the crash came, as HWTRACE_KDUMP_CRASH says (harness/check.sh):
+ * "panic", sysrq's c: the flow goes through the function that
+ * panicked, panic() and the crash shutdown, which froze it; "oops",
+ * lkdtm's ACCESS_NULL with panic_on_oops: through the function that read
+ * NULL, its fault at the RIP the crash saved (a page fault, or with KASAN
+ * a general protection fault on its shadow), the oops and the report
+ * whose die notifier froze it, before oops_end() went on to kdump.  The
+ * first three functions in order; the flow must not reach the fourth.
+ */
+static const char * const crash_fns[][NR_FN] = {
+	{ "sysrq_handle_crash", "panic", "native_machine_crash_shutdown",
+	  "machine_kexec" },
+	{ "lkdtm_ACCESS_NULL", "oops_begin", "__die_body", "oops_end" },
+};
+
+/* libipt under TCG decodes some 100,000 instructions a second. */
+TEST_F_TIMEOUT(kdump, crash_flow, 900)
+{
+	const char *how = getenv("HWTRACE_KDUMP_CRASH");
+	bool oops = how && !strcmp(how, "oops");
+	const char * const *names = crash_fns[oops];
+	struct perf_hwtrace_header hdr;
+	unsigned long long phys_base;
+	unsigned int cpu, found = 0;
+	struct ptsim_range fn[NR_FN], text, etext;
+	uint64_t rip[64], fault_ip = 0, kaslr;
+	struct crash_flow cf;
+	struct kernel_text kt;
+	struct pt_image *image;
+	uint8_t *trace;
+	int i, nr;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_TRUE(how && (oops || !strcmp(how, "panic")))
+		TH_LOG("HWTRACE_KDUMP_CRASH must say oops or panic");
+	ASSERT_EQ(0, crashed_kaslr(_metadata, &self->vc, self->phys, self->nr_cpus,
+				   &kaslr));
+	for (i = 0; i < NR_FN; i++)
+		ASSERT_EQ(0, kernel_func(names[i], kaslr, &fn[i]))
+			TH_LOG("no %s in kallsyms", names[i]);
+	/* The oops' RIP, as the crash saved it: in the function that faulted. */
+	nr = vmcore_rips(&self->vc, rip, 64);
+	for (i = 0; oops && i < nr; i++)
+		if (ptsim_in_range(&fn[0], rip[i]))
+			fault_ip = rip[i];
+	if (oops)
+		ASSERT_NE(0, fault_ip) TH_LOG("no saved RIP in %s", names[0]);
+
+	ASSERT_EQ(0, vmcore_number(&self->vc, "NUMBER(phys_base)=", 10,
+				   &phys_base));
+	ASSERT_EQ(0, kernel_func("_stext", kaslr, &text));
+	ASSERT_EQ(0, kernel_func("_etext", kaslr, &etext));
+	kt.start = text.start;
+	kt.size = etext.start - text.start;
+	kt.bytes = malloc(kt.size);
+	ASSERT_EQ(0, vmcore_read(&self->vc, kt.start - KERNEL_MAP + phys_base,
+				 kt.bytes, kt.size));
+	image = pt_image_alloc("vmcore");
+	ASSERT_EQ(0, pt_image_set_callback(image, read_kernel_text, &kt));
+
+	for (cpu = 0; cpu < self->nr_cpus; cpu++) {
+		trace = read_copy(_metadata, &self->vc, self->phys[cpu], cpu, &hdr);
+		if (!trace)
+			continue;
+		memset(&cf, 0, sizeof(cf));
+		memcpy(cf.fn, fn, sizeof(fn));
+		cf.fault_ip = fault_ip;
+		decode_crash_flow(trace, hdr.size, image, &cf);
+		free(trace);
+		TH_LOG("cpu %u: %llu instructions; first in %s %llu, %s %llu, %s %llu, %s %llu; "
+		       "fault at %#llx: %llu; %s", cpu, (unsigned long long)cf.insns,
+		       names[0], (unsigned long long)cf.first[0],
+		       names[1], (unsigned long long)cf.first[1],
+		       names[2], (unsigned long long)cf.first[2],
+		       names[3], (unsigned long long)cf.first[3],
+		       (unsigned long long)fault_ip,
+		       (unsigned long long)cf.fault,
+		       cf.error ? pt_errstr(pt_errcode(cf.error)) : "no error");
+		if (!cf.first[1])
+			continue;
+		found++;
+		EXPECT_EQ(0, cf.error);
+		EXPECT_LT(0, cf.first[0]);
+		EXPECT_LT(cf.first[0], cf.first[1]);
+		EXPECT_LT(cf.first[1], cf.first[2]);
+		EXPECT_EQ(0, cf.first[3]);
+		if (oops) {
+			EXPECT_LT(cf.first[0], cf.fault);
+			EXPECT_GT(cf.first[1], cf.fault);
+		}
+	}
+	EXPECT_EQ(1, found) TH_LOG("no CPU's trace went through %s", names[1]);
+	pt_image_free(image);
+	free(kt.bytes);
+}
+
+TEST_HARNESS_MAIN
