@@ -56,12 +56,17 @@ static int vmcore_read(const struct vmcore *vc, uint64_t pa, void *to,
 	return -ENOENT;
 }
 
-/*
- * Call @fn with each note of the vmcore's PT_NOTE segments, its name and
- * its descriptor, until it returns non-zero; returns that, or 0.
- */
-typedef int (*vmcore_note_fn)(const Elf64_Nhdr *nh, const char *name,
-			      const char *desc, void *ctx);
+/* A note of the vmcore's PT_NOTE segments. */
+struct vmcore_note {
+	uint32_t	type;
+	uint32_t	namesz;
+	uint32_t	descsz;
+	const char	*name;
+	const char	*desc;
+};
+
+/* Call @fn with each note until it returns non-zero; returns that, or 0. */
+typedef int (*vmcore_note_fn)(const struct vmcore_note *n, void *ctx);
 
 static int vmcore_notes(const struct vmcore *vc, vmcore_note_fn fn, void *ctx)
 {
@@ -83,7 +88,13 @@ static int vmcore_notes(const struct vmcore *vc, vmcore_note_fn fn, void *ctx)
 			off += sizeof(*nh) + ((nh->n_namesz + 3) & ~3U);
 			if (off + nh->n_descsz > size)
 				break;
-			ret = fn(nh, (const char *)(nh + 1), buf + off, ctx);
+			ret = fn(&(struct vmcore_note){
+					.type = nh->n_type,
+					.namesz = nh->n_namesz,
+					.descsz = nh->n_descsz,
+					.name = (const char *)(nh + 1),
+					.desc = buf + off,
+				 }, ctx);
 			off += (nh->n_descsz + 3) & ~3U;
 		}
 		free(buf);
@@ -91,15 +102,14 @@ static int vmcore_notes(const struct vmcore *vc, vmcore_note_fn fn, void *ctx)
 	return ret;
 }
 
-static int find_vmcoreinfo(const Elf64_Nhdr *nh, const char *name,
-			   const char *desc, void *ctx)
+static int find_vmcoreinfo(const struct vmcore_note *n, void *ctx)
 {
 	char **info = ctx;
 
-	if (nh->n_namesz != sizeof("VMCOREINFO") ||
-	    memcmp(name, "VMCOREINFO", nh->n_namesz))
+	if (n->namesz != sizeof("VMCOREINFO") ||
+	    memcmp(n->name, "VMCOREINFO", n->namesz))
 		return 0;
-	*info = strndup(desc, nh->n_descsz);
+	*info = strndup(n->desc, n->descsz);
 	return 1;
 }
 
@@ -258,14 +268,13 @@ struct saved_rips {
 	int		nr, max;
 };
 
-static int find_rip(const Elf64_Nhdr *nh, const char *name, const char *desc,
-		    void *ctx)
+static int find_rip(const struct vmcore_note *n, void *ctx)
 {
 	struct saved_rips *r = ctx;
 
-	if (nh->n_type == NT_PRSTATUS && nh->n_descsz >= PRSTATUS_RIP + 8 &&
+	if (n->type == NT_PRSTATUS && n->descsz >= PRSTATUS_RIP + 8 &&
 	    r->nr < r->max)
-		memcpy(&r->rip[r->nr++], desc + PRSTATUS_RIP, 8);
+		memcpy(&r->rip[r->nr++], n->desc + PRSTATUS_RIP, 8);
 	return 0;
 }
 
