@@ -144,7 +144,7 @@ start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS [ARCH]]
 # the trace from /proc/vmcore (hwtrace_kdump).
 hwtrace_kdump() {	# HOW CRASH
 	"$repo/harness/run-guest.sh" -K -t 1200 -o "$results/hwtrace-kdump-$1" \
-		-c "hwtrace=intel_pt,config=0x2001,size=1024,kernel crashkernel=384M oops=panic" \
+		-c "hwtrace=intel_pt,config=0x2001,size=1020,kernel crashkernel=384M oops=panic" \
 		"HWTRACE_KDUMP_CRASH=$1 sh $repo/harness/kdump.sh $build/kernel-debug/arch/x86/boot/bzImage '$2' sh -c 'cd $build/selftests/perf_events && ./hwtrace_kdump'" \
 		> "$results/hwtrace-kdump-$1.log" 2>&1
 	echo $? > "$results/hwtrace-kdump-$1.rc"

@@ -30,7 +30,8 @@
  * Locking: hwtrace_mutex serializes the settings, the state and the CPUs'
  * events and copies.  It nests inside the CPU hotplug lock (the hotplug
  * callbacks run with it held) and outside perf_event_context::mutex.
- * A CPU freezes its own copy with IRQs disabled; hc->frozen says it did.
+ * A CPU freezes its own copy with IRQs disabled; hc->frozen says it did,
+ * and whether it is done.
  * The crash paths read a CPU's event and copy without the mutex: they are
  * cleared before they are freed, and freed after an RCU grace period.
  */
@@ -54,8 +55,18 @@
 #include "internal.h"
 
 #define HWTRACE_DEFAULT_SIZE	SZ_64K
-/* A frozen copy is one physically contiguous allocation. */
-#define HWTRACE_MAX_SIZE	SZ_1M
+/*
+ * A frozen copy is one physically contiguous allocation: with its header,
+ * at most 1 MiB (an order-8 allocation).
+ */
+#define HWTRACE_MAX_SIZE	(SZ_1M - PAGE_SIZE)
+
+/* A CPU's hwtrace_cpu::frozen */
+enum {
+	HWTRACE_LIVE,
+	HWTRACE_FREEZING,
+	HWTRACE_FROZEN_DONE,
+};
 
 enum hwtrace_state {
 	HWTRACE_OFF,		/* no events, no copies */
@@ -77,7 +88,8 @@ struct hwtrace_cfg {
  *	buffers
  * @hdr: its frozen copy: the header, then the trace
  * @copy: the room of @hdr, for perf_aux_copy()
- * @frozen: @hdr holds the trace up to where the CPU stopped
+ * @frozen: HWTRACE_LIVE; HWTRACE_FREEZING while the CPU fills @hdr;
+ *	HWTRACE_FROZEN_DONE once @hdr holds the trace up to where it stopped
  */
 struct hwtrace_cpu {
 	struct perf_event		*event;
@@ -101,6 +113,8 @@ static struct user_struct *hwtrace_user;
 static struct perf_hwtrace_header hwtrace_hdr;
 /* Where kdump finds the copies: see hwtrace_vmcoreinfo(). */
 static u64 *hwtrace_copies_phys;
+/* The CPUs' events and copies may be used without the mutex. */
+static bool hwtrace_published;
 
 /*
  * @cpu's hidden event as the settings say; whether the PMU can give
@@ -175,15 +189,22 @@ static void hwtrace_take(struct perf_aux_copy *c, struct perf_event *event,
 	hdr->time = event->clock();
 }
 
-/* Freeze this CPU's copy, unless it froze already.  IRQs disabled. */
+/*
+ * Freeze this CPU's copy, unless it froze already: the first to claim it
+ * fills it, and only then says it is done, for readers on other CPUs.
+ * IRQs disabled.
+ */
 static void hwtrace_freeze_this_cpu(u64 flags)
 {
 	struct hwtrace_cpu *hc = this_cpu_ptr(&hwtrace_cpus);
 	struct perf_event *event = READ_ONCE(hc->event);
 
-	if (!event || !READ_ONCE(hc->hdr) || atomic_xchg(&hc->frozen, 1))
+	if (!READ_ONCE(hwtrace_published) || !event || !READ_ONCE(hc->hdr) ||
+	    atomic_cmpxchg(&hc->frozen, HWTRACE_LIVE, HWTRACE_FREEZING) !=
+	    HWTRACE_LIVE)
 		return;
 	hwtrace_take(&hc->copy, event, PERF_HWTRACE_FROZEN | flags);
+	atomic_set_release(&hc->frozen, HWTRACE_FROZEN_DONE);
 }
 
 /**
@@ -224,13 +245,14 @@ static void hwtrace_drop(void)
 	int cpu;
 
 	lockdep_assert_held(&hwtrace_mutex);
+	/* One grace period for all: then nothing reaches them. */
+	WRITE_ONCE(hwtrace_published, false);
+	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
 		hc = per_cpu_ptr(&hwtrace_cpus, cpu);
 		if (hc->event)
-			hwtrace_event_drop(cpu);
-	}
-	synchronize_rcu();
-	for_each_possible_cpu(cpu) {
+			perf_event_release_kernel(hc->event);
+		hc->event = NULL;
 		hc = per_cpu_ptr(&hwtrace_cpus, cpu);
 		if (!hc->hdr)
 			continue;
@@ -239,14 +261,18 @@ static void hwtrace_drop(void)
 		perf_aux_copy_exit(&hc->copy);
 		free_pages_exact(hc->hdr, hwtrace_copy_bytes());
 		hc->hdr = NULL;
-		atomic_set(&hc->frozen, 0);
+		atomic_set(&hc->frozen, HWTRACE_LIVE);
 	}
 	free_uid(hwtrace_user);
 	hwtrace_user = NULL;
 	hwtrace_state = HWTRACE_OFF;
 }
 
-/* Start tracing on @cpu, online, with a copy of its own. */
+/*
+ * Start tracing on @cpu, online, with a copy of its own.  A copy it froze
+ * before stays until it traces again: then it is no longer a frozen one,
+ * for kdump either.
+ */
 static int hwtrace_cpu_start(int cpu)
 {
 	struct hwtrace_cpu *hc = per_cpu_ptr(&hwtrace_cpus, cpu);
@@ -256,15 +282,16 @@ static int hwtrace_cpu_start(int cpu)
 	ret = hwtrace_copy_alloc(cpu);
 	if (ret)
 		return ret;
-	atomic_set(&hc->frozen, 0);
 	if (hc->event) {
 		perf_event_enable(hc->event);
-		return 0;
+	} else {
+		event = hwtrace_event_create(cpu);
+		if (IS_ERR(event))
+			return PTR_ERR(event);
+		WRITE_ONCE(hc->event, event);
 	}
-	event = hwtrace_event_create(cpu);
-	if (IS_ERR(event))
-		return PTR_ERR(event);
-	WRITE_ONCE(hc->event, event);
+	memset(hc->hdr, 0, sizeof(*hc->hdr));
+	atomic_set(&hc->frozen, HWTRACE_LIVE);
 	return 0;
 }
 
@@ -286,7 +313,8 @@ static void hwtrace_hdr_init(int type)
 	hdr->kernel_text = (unsigned long)_stext;
 #if IS_ENABLED(CONFIG_STACKTRACE_BUILD_ID) || IS_ENABLED(CONFIG_CRASH_CORE)
 	memcpy(hdr->build_id, vmlinux_build_id, sizeof(hdr->build_id));
-	hdr->build_id_size = sizeof(hdr->build_id);
+	if (memchr_inv(hdr->build_id, 0, sizeof(hdr->build_id)))
+		hdr->build_id_size = sizeof(hdr->build_id);
 #endif
 	strscpy(hdr->pmu, hwtrace_cfg.pmu, sizeof(hdr->pmu));
 }
@@ -334,6 +362,8 @@ static int hwtrace_start(void)
 		return ret;
 	}
 	hwtrace_hdr_time(per_cpu(hwtrace_cpus, cpumask_first(cpu_online_mask)).event);
+	/* The header is whole: the crash paths may copy now. */
+	WRITE_ONCE(hwtrace_published, true);
 	return 0;
 }
 
@@ -352,20 +382,22 @@ static void hwtrace_freeze(void)
 	hwtrace_state = HWTRACE_FROZEN;
 }
 
-/* Go on after a freeze, with the same streams. */
+/*
+ * Go on after a freeze, with the same streams.  A CPU that cannot (one
+ * that came online meanwhile, on a PMU taken there) keeps its frozen copy,
+ * as one that comes online and cannot trace does; the first error is
+ * returned.
+ */
 static int hwtrace_resume(void)
 {
-	int cpu, ret;
+	int cpu, err, ret = 0;
 
 	for_each_online_cpu(cpu) {
-		ret = hwtrace_cpu_start(cpu);
-		if (ret) {
-			hwtrace_drop();
-			return ret;
-		}
+		err = hwtrace_cpu_start(cpu);
+		ret = ret ?: err;
 	}
 	hwtrace_state = HWTRACE_ON;
-	return 0;
+	return ret;
 }
 
 static int hwtrace_set_on(bool on)
@@ -457,7 +489,8 @@ static void hwtrace_live_ipi(void *data)
 	struct hwtrace_live *live = data;
 	struct perf_event *event = this_cpu_read(hwtrace_cpus.event);
 
-	if (event && !atomic_read(this_cpu_ptr(&hwtrace_cpus.frozen))) {
+	if (event &&
+	    atomic_read(this_cpu_ptr(&hwtrace_cpus.frozen)) == HWTRACE_LIVE) {
 		hwtrace_take(&live->copy, event, 0);
 		live->done = 1;
 	}
@@ -475,7 +508,7 @@ static ssize_t hwtrace_read_cpu(int cpu, void *buf)
 	int ret;
 
 	lockdep_assert_held(&hwtrace_mutex);
-	if (hc->event && !atomic_read(&hc->frozen)) {
+	if (hc->event && atomic_read(&hc->frozen) == HWTRACE_LIVE) {
 		ret = perf_aux_copy_init(&live.copy, buf, sizeof(*hdr),
 					 hwtrace_cfg.size);
 		if (ret)
@@ -485,9 +518,11 @@ static ssize_t hwtrace_read_cpu(int cpu, void *buf)
 		if (live.done)
 			return sizeof(*hdr) + hdr->size;
 	}
-	/* It froze (or stopped to go offline) after all. */
-	if (!hc->hdr || !atomic_read(&hc->frozen))
+	/* It froze (or stopped to go offline), maybe right now. */
+	if (!hc->hdr || atomic_read(&hc->frozen) == HWTRACE_LIVE)
 		return -ENODATA;
+	if (atomic_read_acquire(&hc->frozen) != HWTRACE_FROZEN_DONE)
+		return -EAGAIN;
 	memcpy(buf, hc->hdr, sizeof(*hdr) + hc->hdr->size);
 	return sizeof(*hdr) + hdr->size;
 }
@@ -505,7 +540,8 @@ static int hwtrace_trace_open(struct inode *inode, struct file *file)
 	cpus_read_lock();
 	mutex_lock(&hwtrace_mutex);
 	if (hwtrace_state != HWTRACE_OFF) {
-		snap->buf = vzalloc(hwtrace_copy_bytes());
+		snap->buf = __vmalloc(hwtrace_copy_bytes(),
+				      GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		len = snap->buf ? hwtrace_read_cpu(cpu, snap->buf) : -ENOMEM;
 	}
 	mutex_unlock(&hwtrace_mutex);

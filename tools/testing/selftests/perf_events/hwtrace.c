@@ -128,13 +128,14 @@ static void hw_reset(void)
 }
 
 /* Start recording @pmu with @config in @mode: 0 or -errno. */
-static int hw_start(const char *pmu, const char *config, const char *mode)
+static int hw_start_kb(const char *pmu, const char *config, const char *mode,
+		       unsigned int size_kb)
 {
 	char kb[16];
 	int ret;
 
 	hw_reset();
-	snprintf(kb, sizeof(kb), "%d", HW_SIZE_KB);
+	snprintf(kb, sizeof(kb), "%u", size_kb);
 	ret = hw_set("pmu", pmu);
 	if (!ret)
 		ret = hw_set("config", config);
@@ -143,6 +144,11 @@ static int hw_start(const char *pmu, const char *config, const char *mode)
 	if (!ret)
 		ret = hw_set("mode", mode);
 	return ret ? ret : hw_set("tracing_on", "1");
+}
+
+static int hw_start(const char *pmu, const char *config, const char *mode)
+{
+	return hw_start_kb(pmu, config, mode, HW_SIZE_KB);
 }
 
 static int nr_cpus(void)
@@ -310,7 +316,7 @@ TEST_F(hwtrace, settings)
 	EXPECT_EQ(-EINVAL, hw_set("pmu", big));
 	EXPECT_EQ(-EINVAL, hw_set("config", "x"));
 	EXPECT_EQ(-EINVAL, hw_set("buffer_size_kb", "0"));
-	EXPECT_EQ(-EINVAL, hw_set("buffer_size_kb", "1025"));
+	EXPECT_EQ(-EINVAL, hw_set("buffer_size_kb", "1021"));
 	EXPECT_EQ(-EINVAL, hw_set("mode", "nothing"));
 	EXPECT_EQ(-EINVAL, hw_set("mode", ","));
 	EXPECT_EQ(-EINVAL, hw_set("tracing_on", "2"));
@@ -338,12 +344,13 @@ TEST_F(hwtrace, settings)
 /*
  * Every CPU's file gives its latest ptsim trace, read in small pieces:
  * whole records, none missing; read again later, the same stream, further
- * on, and the same bytes where the two copies overlap.
+ * on, and the same bytes where the two copies overlap.  They must: a
+ * 256 KiB buffer holds about a second of ptsim's records (a tick every
+ * 100 us), and the reads are milliseconds apart.
  */
 TEST_F(hwtrace, ptsim_live)
 {
 	struct hw_copy a, b;
-	uint64_t shared = 0;
 	int cpu;
 
 	if (_metadata->skip)
@@ -351,7 +358,7 @@ TEST_F(hwtrace, ptsim_live)
 	if (self->ptsim < 0)
 		SKIP(return, "no ptsim PMU");
 
-	ASSERT_EQ(0, hw_start("ptsim", "0", "kernel,user"));
+	ASSERT_EQ(0, hw_start_kb("ptsim", "0", "kernel,user", 256));
 	for (cpu = 0; cpu < nr_cpus(); cpu++) {
 		ptsim_spin(20);
 		ASSERT_EQ(0, hw_read(cpu, &a));
@@ -368,12 +375,11 @@ TEST_F(hwtrace, ptsim_live)
 		EXPECT_LT(a.hdr.time, b.hdr.time);
 		check_ptsim(_metadata, &a);
 		check_ptsim(_metadata, &b);
-		shared += check_overlap(_metadata, &a, &b);
+		EXPECT_LT(0, check_overlap(_metadata, &a, &b))
+			TH_LOG("cpu %d: the copies do not overlap", cpu);
 		hw_copy_free(&a);
 		hw_copy_free(&b);
 	}
-	/* Two reads a few ms apart share most of a 16 KiB buffer. */
-	EXPECT_LT(HW_SIZE_KB * 1024, shared);
 }
 
 /* The header says where the kernel's text lies and which build it is. */
