@@ -498,7 +498,8 @@ static void hwtrace_live_ipi(void *data)
 
 /*
  * Copy @cpu's trace into @buf: its latest while it traces, else its frozen
- * copy.  Returns the bytes copied, header included, or -ENODATA.
+ * copy.  Returns the bytes copied, header included, -ENODATA for none, or
+ * -EAGAIN while the CPU freezes its copy.
  */
 static ssize_t hwtrace_read_cpu(int cpu, void *buf)
 {
