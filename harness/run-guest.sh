@@ -15,9 +15,11 @@
 # (split at blanks) go to QEMU after the harness's own, which they
 # override; KERNEL_ARGS go at the end of the kernel's command line.  -K
 # is a kdump run (harness/kdump.sh): the first kernel crashes on purpose,
-# and only the capture kernel's console is checked for splats.  The root is mounted cache=loose: nothing changes it while a
-# guest runs, and without a page cache every exec re-read its libraries
-# over 9p (perf --version took 10.8 s in the debug kernel, 1.9 s with it).
+# so its console is checked for splats up to kdump.sh's marker, and the
+# capture kernel's from its boot.  The root is mounted cache=loose:
+# nothing changes it while a guest runs, and without a page cache every
+# exec re-read its libraries over 9p (perf --version took 10.8 s in the
+# debug kernel, 1.9 s with it).
 set -uo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -93,13 +95,14 @@ qemu_rc=$?
 
 console=$out/console.log
 if [ -n "$kdump" ]; then
+	crash=$(grep -a -n 'kdump.sh: crashing on purpose' "$console" | sed -n '1s/:.*//p')
 	second=$(grep -a -n 'Linux version' "$console" | sed -n '2s/:.*//p')
-	if [ -z "$second" ]; then
-		echo "run-guest: the capture kernel did not boot ($console)" >&2
+	if [ -z "$crash" ] || [ -z "$second" ]; then
+		echo "run-guest: the first kernel did not crash on purpose, or the capture kernel did not boot ($console)" >&2
 		exit 1
 	fi
-	console=$out/capture-console.log
-	tail -n +"$second" "$out/console.log" > "$console"
+	console=$out/checked-console.log
+	{ head -n "$crash" "$out/console.log"; tail -n +"$second" "$out/console.log"; } > "$console"
 fi
 splat='Oops|BUG:|WARNING:|KASAN|kernel BUG|Kernel panic|unreferenced object|INFO: task .* blocked|rcu: INFO:|Call [Tt]race:'
 if grep -Eq "$splat" "$console"; then

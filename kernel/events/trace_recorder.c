@@ -192,19 +192,24 @@ static void hwtrace_take(struct perf_aux_copy *c, struct perf_event *event,
 /*
  * Freeze this CPU's copy, unless it froze already: the first to claim it
  * fills it, and only then says it is done, for readers on other CPUs.
- * IRQs disabled.
+ * Any context, maybe NMI; the copy is taken with IRQs disabled.
  */
 static void hwtrace_freeze_this_cpu(u64 flags)
 {
-	struct hwtrace_cpu *hc = this_cpu_ptr(&hwtrace_cpus);
-	struct perf_event *event = READ_ONCE(hc->event);
+	struct hwtrace_cpu *hc;
+	struct perf_event *event;
+	unsigned long irqs;
 
-	if (!READ_ONCE(hwtrace_published) || !event || !READ_ONCE(hc->hdr) ||
-	    atomic_cmpxchg(&hc->frozen, HWTRACE_LIVE, HWTRACE_FREEZING) !=
-	    HWTRACE_LIVE)
-		return;
-	hwtrace_take(&hc->copy, event, PERF_HWTRACE_FROZEN | flags);
-	atomic_set_release(&hc->frozen, HWTRACE_FROZEN_DONE);
+	local_irq_save(irqs);
+	hc = this_cpu_ptr(&hwtrace_cpus);
+	event = READ_ONCE(hc->event);
+	if (READ_ONCE(hwtrace_published) && event && READ_ONCE(hc->hdr) &&
+	    atomic_cmpxchg(&hc->frozen, HWTRACE_LIVE, HWTRACE_FREEZING) ==
+	    HWTRACE_LIVE) {
+		hwtrace_take(&hc->copy, event, PERF_HWTRACE_FROZEN | flags);
+		atomic_set_release(&hc->frozen, HWTRACE_FROZEN_DONE);
+	}
+	local_irq_restore(irqs);
 }
 
 /**
@@ -213,7 +218,7 @@ static void hwtrace_freeze_this_cpu(u64 flags)
  * For the architecture's crash paths, on each CPU that they stop; before
  * they stop the CPU's trace themselves.
  *
- * Context: any, IRQs disabled, maybe NMI.
+ * Context: any, maybe NMI.
  */
 void perf_hwtrace_crash_cpu(void)
 {
@@ -431,9 +436,7 @@ static int hwtrace_cpu_online(unsigned int cpu)
 static int hwtrace_cpu_offline(unsigned int cpu)
 {
 	mutex_lock(&hwtrace_mutex);
-	local_irq_disable();
 	hwtrace_freeze_this_cpu(0);
-	local_irq_enable();
 	hwtrace_event_drop(cpu);
 	mutex_unlock(&hwtrace_mutex);
 	return 0;
@@ -442,11 +445,7 @@ static int hwtrace_cpu_offline(unsigned int cpu)
 static int hwtrace_panic(struct notifier_block *nb, unsigned long action,
 			 void *data)
 {
-	unsigned long flags;
-
-	local_irq_save(flags);
 	perf_hwtrace_crash_cpu();
-	local_irq_restore(flags);
 	return NOTIFY_DONE;
 }
 
@@ -458,13 +457,8 @@ static struct notifier_block hwtrace_panic_nb = {
 static int hwtrace_die(struct notifier_block *nb, unsigned long action,
 		       void *data)
 {
-	unsigned long flags;
-
-	if (action != DIE_OOPS || !READ_ONCE(hwtrace_freeze_on_oops))
-		return NOTIFY_DONE;
-	local_irq_save(flags);
-	perf_hwtrace_crash_cpu();
-	local_irq_restore(flags);
+	if (action == DIE_OOPS && READ_ONCE(hwtrace_freeze_on_oops))
+		perf_hwtrace_crash_cpu();
 	return NOTIFY_DONE;
 }
 
