@@ -68,7 +68,9 @@ for c in $(git -C "$tree" rev-list --reverse "$base"..HEAD); do
 			--no-signature "$c" -- $upstream > "$repo/patches/$name"
 	else
 		# Only new files: the commit message alone.
-		git -C "$tree" log -1 --format=email "$c" > "$repo/patches/$name"
+		git -C "$tree" log -1 --format=email "$c" |
+			sed '1s/^From [0-9a-f]* /From 0000000000000000000000000000000000000000 /' \
+			> "$repo/patches/$name"
 	fi
 	# shellcheck disable=SC2086
 	echo "$name" $added >> "$series"

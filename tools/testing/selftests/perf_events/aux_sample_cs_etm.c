@@ -80,6 +80,7 @@ struct flow {
 	size_t		ranges;		/* instruction ranges */
 	size_t		outside;	/* of them, not in this process's code */
 	size_t		nacc;		/* code the decoder could not read */
+	uint64_t	nacc_at;
 	size_t		after;		/* ranges after the last exception */
 	uint64_t	outside_at;
 	uint64_t	exc_ret;	/* the last exception's return address */
@@ -124,6 +125,7 @@ static ocsd_datapath_resp_t element(const void *context,
 		break;
 	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
 		f->nacc++;
+		f->nacc_at = e->st_addr;
 		break;
 	case OCSD_GEN_TRC_ELEM_EXCEPTION:
 		f->exc = e->excep_ret_addr;
@@ -357,7 +359,9 @@ static void check_samples(struct __test_metadata *_metadata,
 			TH_LOG("sample %zu: %zu of %zu ranges not in our code, e.g. %#llx",
 			       i, f.outside, f.ranges,
 			       (unsigned long long)f.outside_at);
-		EXPECT_EQ(f.nacc, 0) TH_LOG("sample %zu: code not readable", i);
+		EXPECT_EQ(f.nacc, 0)
+			TH_LOG("sample %zu: code at %#llx not readable", i,
+			       (unsigned long long)f.nacc_at);
 		/* At a full buffer: see the top of this file */
 		if (!ends_at(&f, s->ip) && !((pos.offset + pos.size) % ring))
 			full++;
