@@ -24,7 +24,7 @@ ARM64_SELFTESTS := perf_events/aux_sample_cs_etm
 # perf test description patterns: the project's perf tests and upstream's
 # Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing");
 # "dumps" is test_core_trace.sh, "Hardware trace in core dumps".
-PERF_TESTS := ptsim resolver hidden dumps Miscellaneous
+PERF_TESTS := ptsim resolver hidden dumps recorder Miscellaneous
 # perf tests of decoding alone, run on the host.
 HOST_PERF_TESTS := conformance
 
