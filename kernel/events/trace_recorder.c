@@ -19,6 +19,8 @@
  *		the trace recorded with the old ones (EBUSY while tracing)
  *   tracing_on	1 starts the recorder; 0 freezes it: each CPU copies its
  *		trace, then stops; 1 again goes on with the same streams
+ *   freeze_on_event	a tracepoint's ID (events/SYSTEM/NAME/id) whose first
+ *		hit while recording freezes the recorder, or none (a setting)
  *   freeze_on_oops	1: a CPU that oopses freezes its copy there
  *   per_cpu/cpuN/trace	CPU N's latest trace: taken when the file is
  *		opened while the CPU traces, its frozen copy once it stopped
@@ -34,6 +36,7 @@
  * and whether it is done.
  * The crash paths read a CPU's event and copy without the mutex: they are
  * cleared before they are freed, and freed after an RCU grace period.
+ * The freeze_on_event events have a mutex of their own: see "Triggers".
  */
 
 #include <linux/buildid.h>
@@ -41,6 +44,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/crash_core.h>
 #include <linux/io.h>
+#include <linux/irq_work.h>
 #include <linux/kdebug.h>
 #include <linux/panic_notifier.h>
 #include <linux/perf_event.h>
@@ -50,6 +54,7 @@
 #include <linux/string.h>
 #include <linux/tracefs.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <asm/sections.h>
 
 #include "internal.h"
@@ -80,7 +85,11 @@ struct hwtrace_cfg {
 	u32			size;
 	bool			kernel;
 	bool			user;
+	u64			trigger;	/* freeze_on_event: an ID */
 };
+
+/* freeze_on_event is none */
+#define HWTRACE_NO_TRIGGER	U64_MAX
 
 /**
  * struct hwtrace_cpu - a CPU's part of the recorder
@@ -90,12 +99,19 @@ struct hwtrace_cfg {
  * @copy: the room of @hdr, for perf_aux_copy()
  * @frozen: HWTRACE_LIVE; HWTRACE_FREEZING while the CPU fills @hdr;
  *	HWTRACE_FROZEN_DONE once @hdr holds the trace up to where it stopped
+ * @trigger: its freeze_on_event event, made for tracepoint @trigger_id
+ *	after the CPU came online for the @trigger_gen'th time
+ * @online_gen: how many times the CPU came online
  */
 struct hwtrace_cpu {
 	struct perf_event		*event;
 	struct perf_hwtrace_header	*hdr;
 	struct perf_aux_copy		copy;
 	atomic_t			frozen;
+	struct perf_event		*trigger;
+	u64				trigger_id;
+	unsigned int			trigger_gen;
+	unsigned int			online_gen;
 };
 
 static DEFINE_PER_CPU(struct hwtrace_cpu, hwtrace_cpus);
@@ -105,6 +121,7 @@ static struct hwtrace_cfg hwtrace_cfg = {
 	.size	= HWTRACE_DEFAULT_SIZE,
 	.kernel	= true,
 	.user	= true,
+	.trigger = HWTRACE_NO_TRIGGER,
 };
 
 static bool hwtrace_freeze_on_oops = true;
@@ -115,6 +132,12 @@ static struct perf_hwtrace_header hwtrace_hdr;
 static u64 *hwtrace_copies_phys;
 /* The CPUs' events and copies may be used without the mutex. */
 static bool hwtrace_published;
+/* Each start and resume begins a new session, never 0 ... */
+static u32 hwtrace_session;
+/* ... and a freeze_on_event event's hit says which it froze (0: none). */
+static atomic_t hwtrace_fired;
+
+static void hwtrace_trigger_changed(void);
 
 /*
  * @cpu's hidden event as the settings say; whether the PMU can give
@@ -271,6 +294,7 @@ static void hwtrace_drop(void)
 	free_uid(hwtrace_user);
 	hwtrace_user = NULL;
 	hwtrace_state = HWTRACE_OFF;
+	hwtrace_trigger_changed();
 }
 
 /*
@@ -344,6 +368,15 @@ static void hwtrace_hdr_time(struct perf_event *event)
 	kfree(pg);
 }
 
+/* Recording begins: a new session, which no trigger froze yet. */
+static void hwtrace_record(void)
+{
+	if (!++hwtrace_session)
+		hwtrace_session = 1;
+	atomic_set(&hwtrace_fired, 0);
+	hwtrace_state = HWTRACE_ON;
+}
+
 /* Turn the recorder on from nothing: every online CPU, or none. */
 static int hwtrace_start(void)
 {
@@ -356,7 +389,7 @@ static int hwtrace_start(void)
 		return type;
 	hwtrace_hdr_init(type);
 	hwtrace_user = get_current_user();
-	hwtrace_state = HWTRACE_ON;
+	hwtrace_record();
 	for_each_online_cpu(cpu) {
 		ret = hwtrace_cpu_start(cpu);
 		if (ret)
@@ -385,6 +418,7 @@ static void hwtrace_freeze(void)
 			perf_event_disable(per_cpu(hwtrace_cpus, cpu).event);
 	}
 	hwtrace_state = HWTRACE_FROZEN;
+	hwtrace_trigger_changed();
 }
 
 /*
@@ -401,8 +435,159 @@ static int hwtrace_resume(void)
 		err = hwtrace_cpu_start(cpu);
 		ret = ret ?: err;
 	}
-	hwtrace_state = HWTRACE_ON;
+	hwtrace_record();
 	return ret;
+}
+
+/*
+ * Triggers.  With freeze_on_event set, each online CPU counts that
+ * tracepoint, while the recorder records, in a kernel event of its own
+ * with a period of 1.  A hit freezes the copy of the CPU it happens on,
+ * there, flagged PERF_HWTRACE_TRIGGER, and then hwtrace_fired_work the
+ * others, if the session it froze is still recording.
+ *
+ * Making a tracepoint event may register the tracepoint, which takes
+ * event_mutex and then the CPU hotplug lock; the hotplug callbacks and the
+ * recorder's changes of state run with that lock (and hwtrace_mutex) held.
+ * So the events are made and released with no lock of the recorder's
+ * held: by hwtrace_trigger_sync(), under hwtrace_trigger_mutex once it has
+ * read the state under hwtrace_mutex, called by the writer of tracing_on
+ * once recording and by hwtrace_trigger_work, which every other change
+ * queues; and one, disabled, by the writer of freeze_on_event, to try it.
+ * hwtrace_trigger_sync() gives each CPU that is online while the recorder
+ * records an event of the tracepoint set, and releases the rest.
+ * perf takes a CPU's events off it when it goes offline, and one made for
+ * a CPU on its way down is on none: an event made before the CPU last came
+ * online (hwtrace_cpu::online_gen) is released and made again.
+ */
+static DEFINE_MUTEX(hwtrace_trigger_mutex);
+
+/* A trigger's hit froze its CPU: freeze the others, in that session. */
+static void hwtrace_fired_fn(struct work_struct *work)
+{
+	cpus_read_lock();
+	mutex_lock(&hwtrace_mutex);
+	if (hwtrace_state == HWTRACE_ON &&
+	    atomic_read(&hwtrace_fired) == hwtrace_session)
+		hwtrace_freeze();
+	mutex_unlock(&hwtrace_mutex);
+	cpus_read_unlock();
+}
+
+static DECLARE_WORK(hwtrace_fired_work, hwtrace_fired_fn);
+
+static void hwtrace_fired_irq_work(struct irq_work *work)
+{
+	schedule_work(&hwtrace_fired_work);
+}
+
+static DEFINE_IRQ_WORK(hwtrace_fired_irq, hwtrace_fired_irq_work);
+
+/*
+ * A hit of the freeze_on_event tracepoint, on the CPU it happened on.
+ * Context: the tracepoint's, preemption disabled, maybe an NMI.
+ */
+static void hwtrace_trigger_hit(struct perf_event *event,
+				struct perf_sample_data *data,
+				struct pt_regs *regs)
+{
+	hwtrace_freeze_this_cpu(PERF_HWTRACE_TRIGGER);
+	if (!atomic_cmpxchg(&hwtrace_fired, 0, READ_ONCE(hwtrace_session)))
+		irq_work_queue(&hwtrace_fired_irq);
+}
+
+static struct perf_event *hwtrace_trigger_create(int cpu, u64 id,
+						 bool disabled)
+{
+	struct perf_event_attr attr = {
+		.size		= sizeof(attr),
+		.type		= PERF_TYPE_TRACEPOINT,
+		.config		= id,
+		.sample_period	= 1,
+		.pinned		= 1,
+		.disabled	= disabled,
+	};
+
+	return perf_event_create_kernel_counter(&attr, cpu, NULL,
+						hwtrace_trigger_hit, NULL);
+}
+
+/* Give @cpu the trigger it should have: tracepoint @id's, or none (@want). */
+static int hwtrace_trigger_sync_cpu(int cpu, bool want, u64 id)
+{
+	struct hwtrace_cpu *hc = per_cpu_ptr(&hwtrace_cpus, cpu);
+	unsigned int gen = READ_ONCE(hc->online_gen);
+	struct perf_event *event;
+
+	lockdep_assert_held(&hwtrace_trigger_mutex);
+	if (hc->trigger && (!want || hc->trigger_id != id ||
+			    hc->trigger_gen != gen)) {
+		perf_event_release_kernel(hc->trigger);
+		hc->trigger = NULL;
+	}
+	if (!want || hc->trigger)
+		return 0;
+	event = hwtrace_trigger_create(cpu, id, false);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	hc->trigger = event;
+	hc->trigger_id = id;
+	hc->trigger_gen = gen;
+	return 0;
+}
+
+/*
+ * Make every CPU's trigger what the recorder's state says, as it is now;
+ * each change of it after this is read calls this again.  Returns the
+ * first error: a CPU that cannot have its trigger has none.
+ */
+static int hwtrace_trigger_sync(void)
+{
+	int cpu, err, ret = 0;
+	bool on;
+	u64 id;
+
+	mutex_lock(&hwtrace_trigger_mutex);
+	mutex_lock(&hwtrace_mutex);
+	id = hwtrace_cfg.trigger;
+	on = hwtrace_state == HWTRACE_ON && id != HWTRACE_NO_TRIGGER;
+	mutex_unlock(&hwtrace_mutex);
+	for_each_possible_cpu(cpu) {
+		err = hwtrace_trigger_sync_cpu(cpu, on && cpu_online(cpu), id);
+		ret = ret ?: err;
+	}
+	mutex_unlock(&hwtrace_trigger_mutex);
+	return ret;
+}
+
+static void hwtrace_trigger_work_fn(struct work_struct *work)
+{
+	int ret = hwtrace_trigger_sync();
+
+	if (ret)
+		pr_warn("hwtrace: a CPU has no freeze_on_event event: %d\n", ret);
+}
+
+static DECLARE_WORK(hwtrace_trigger_work, hwtrace_trigger_work_fn);
+
+/* The state, the setting or the online CPUs changed. */
+static void hwtrace_trigger_changed(void)
+{
+	schedule_work(&hwtrace_trigger_work);
+}
+
+/* Whether tracepoint @id can be a trigger: an error if not. */
+static int hwtrace_trigger_check(u64 id)
+{
+	struct perf_event *event;
+
+	if (id == HWTRACE_NO_TRIGGER)
+		return 0;
+	event = hwtrace_trigger_create(raw_smp_processor_id(), id, true);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	perf_event_release_kernel(event);
+	return 0;
 }
 
 static int hwtrace_set_on(bool on)
@@ -419,6 +604,9 @@ static int hwtrace_set_on(bool on)
 		hwtrace_freeze();
 	mutex_unlock(&hwtrace_mutex);
 	cpus_read_unlock();
+	/* Armed before the write returns */
+	if (on && !ret && hwtrace_trigger_sync())
+		pr_warn("hwtrace: a CPU has no freeze_on_event event\n");
 	return ret;
 }
 
@@ -428,6 +616,9 @@ static int hwtrace_cpu_online(unsigned int cpu)
 	/* A CPU that cannot trace stays up: its file gives no trace. */
 	if (hwtrace_state == HWTRACE_ON && hwtrace_cpu_start(cpu))
 		pr_warn("hwtrace: CPU %u does not trace\n", cpu);
+	/* A trigger made before now is not on it: see "Triggers" */
+	per_cpu(hwtrace_cpus, cpu).online_gen++;
+	hwtrace_trigger_changed();
 	mutex_unlock(&hwtrace_mutex);
 	return 0;
 }
@@ -438,6 +629,7 @@ static int hwtrace_cpu_offline(unsigned int cpu)
 	mutex_lock(&hwtrace_mutex);
 	hwtrace_freeze_this_cpu(0);
 	hwtrace_event_drop(cpu);
+	hwtrace_trigger_changed();
 	mutex_unlock(&hwtrace_mutex);
 	return 0;
 }
@@ -585,6 +777,7 @@ enum hwtrace_knob {
 	HWTRACE_CONFIG,
 	HWTRACE_SIZE,
 	HWTRACE_MODE,
+	HWTRACE_TRIGGER,
 	HWTRACE_ON_KNOB,
 	HWTRACE_OOPS,
 };
@@ -605,6 +798,10 @@ static int hwtrace_show(char *buf, size_t len, enum hwtrace_knob knob)
 				 cfg->kernel ? "kernel" : "",
 				 cfg->kernel && cfg->user ? "," : "",
 				 cfg->user ? "user" : "");
+	case HWTRACE_TRIGGER:
+		if (cfg->trigger == HWTRACE_NO_TRIGGER)
+			return scnprintf(buf, len, "none\n");
+		return scnprintf(buf, len, "%llu\n", cfg->trigger);
 	case HWTRACE_ON_KNOB:
 		return scnprintf(buf, len, "%d\n", hwtrace_state == HWTRACE_ON);
 	case HWTRACE_OOPS:
@@ -656,6 +853,15 @@ static int hwtrace_parse(char *s, enum hwtrace_knob knob,
 		return 0;
 	case HWTRACE_MODE:
 		return hwtrace_parse_mode(s, cfg);
+	case HWTRACE_TRIGGER:
+		if (!strcmp(s, "none")) {
+			cfg->trigger = HWTRACE_NO_TRIGGER;
+			return 0;
+		}
+		ret = kstrtou64(s, 0, &cfg->trigger);
+		if (!ret && cfg->trigger == HWTRACE_NO_TRIGGER)
+			ret = -EINVAL;
+		return ret;
 	default:
 		return -EINVAL;
 	}
@@ -676,6 +882,13 @@ static int hwtrace_store(char *s, enum hwtrace_knob knob)
 			return 0;
 		}
 		return hwtrace_set_on(val);
+	}
+	/* A trigger is tried with no lock held: see "Triggers". */
+	if (knob == HWTRACE_TRIGGER) {
+		ret = hwtrace_parse(s, knob, &cfg) ?:
+		      hwtrace_trigger_check(cfg.trigger);
+		if (ret)
+			return ret;
 	}
 
 	mutex_lock(&hwtrace_mutex);
@@ -733,6 +946,7 @@ static const char * const hwtrace_knob_names[] = {
 	[HWTRACE_CONFIG]	= "config",
 	[HWTRACE_SIZE]		= "buffer_size_kb",
 	[HWTRACE_MODE]		= "mode",
+	[HWTRACE_TRIGGER]	= "freeze_on_event",
 	[HWTRACE_ON_KNOB]	= "tracing_on",
 	[HWTRACE_OOPS]		= "freeze_on_oops",
 };

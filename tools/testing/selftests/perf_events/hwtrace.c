@@ -3,7 +3,8 @@
  * The hardware trace recorder (kernel/events/trace_recorder.c): its tracefs
  * controls, every CPU's live trace with exact positions, freezing and
  * going on, CPU hotplug, and hwtrace= at boot; on ptsim, and on Intel PT
- * decoded with libipt to the system call that froze it.
+ * decoded with libipt to the system call that froze it, by writing
+ * tracing_on or by hitting the freeze_on_event tracepoint.
  *
  * The tests run as root, unpinned, and leave the recorder off with the
  * settings it had.  The kselftest_harness.h of this kernel runs a test even
@@ -29,7 +30,8 @@
 #define HW_SIZE_KB	16
 
 static const char * const hw_knobs[] = {
-	"pmu", "config", "buffer_size_kb", "mode", "freeze_on_oops",
+	"pmu", "config", "buffer_size_kb", "mode", "freeze_on_event",
+	"freeze_on_oops",
 };
 
 /* Write @val to hwtrace/@name, or to @name if absolute: 0 or -errno. */
@@ -49,14 +51,15 @@ static int hw_set(const char *name, const char *val)
 	return ret;
 }
 
-/* Read hwtrace/@name into @buf, without its newline. */
+/* Read hwtrace/@name, or @name if absolute, into @buf, without its newline. */
 static int hw_get(const char *name, char *buf, size_t len)
 {
 	char path[128];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), HW_DIR "/%s", name);
+	snprintf(path, sizeof(path), "%s%s", *name == '/' ? "" : HW_DIR "/",
+		 name);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
@@ -127,9 +130,12 @@ static void hw_reset(void)
 		hw_set("pmu", pmu);
 }
 
-/* Start recording @pmu with @config in @mode: 0 or -errno. */
-static int hw_start_kb(const char *pmu, const char *config, const char *mode,
-		       unsigned int size_kb)
+/*
+ * Set the recorder up, off, for @pmu with @config in @mode, @size_kb a CPU,
+ * frozen by tracepoint @trigger (an ID, or "none"): 0 or -errno.
+ */
+static int hw_configure(const char *pmu, const char *config, const char *mode,
+			unsigned int size_kb, const char *trigger)
 {
 	char kb[16];
 	int ret;
@@ -143,6 +149,15 @@ static int hw_start_kb(const char *pmu, const char *config, const char *mode,
 		ret = hw_set("buffer_size_kb", kb);
 	if (!ret)
 		ret = hw_set("mode", mode);
+	return ret ? ret : hw_set("freeze_on_event", trigger);
+}
+
+/* Start recording @pmu with @config in @mode: 0 or -errno. */
+static int hw_start_kb(const char *pmu, const char *config, const char *mode,
+		       unsigned int size_kb)
+{
+	int ret = hw_configure(pmu, config, mode, size_kb, "none");
+
 	return ret ? ret : hw_set("tracing_on", "1");
 }
 
@@ -320,6 +335,11 @@ TEST_F(hwtrace, settings)
 	EXPECT_EQ(-EINVAL, hw_set("mode", "nothing"));
 	EXPECT_EQ(-EINVAL, hw_set("mode", ","));
 	EXPECT_EQ(-EINVAL, hw_set("tracing_on", "2"));
+	EXPECT_EQ(-EINVAL, hw_set("freeze_on_event", "x"));
+	EXPECT_EQ(-EINVAL, hw_set("freeze_on_event", "18446744073709551615"));
+	/* No tracepoint has that ID: perf says so */
+	EXPECT_EQ(-EINVAL, hw_set("freeze_on_event", "4000000000"));
+	EXPECT_EQ(0, hw_set("freeze_on_event", "none"));
 	EXPECT_EQ(-ENODATA, hw_read(0, &c));
 
 	/* A PMU that is not there, or cannot tell positions of its trace. */
@@ -497,25 +517,70 @@ TEST_F(hwtrace, hotplug)
 	hw_copy_free(&on);
 }
 
-/* The return address of the system call in freeze_here(). */
-extern const char hw_after_freeze[];
-
 /*
- * write(@fd, "0", 1) by a system call whose return address is known.  One
- * caller: a compiler that inlines it still emits the label once.
+ * System call @nr(@a1, @a2, @a3); its return address in @after, where
+ * user-mode tracing stops.
  */
-static long freeze_here(int fd)
+static long syscall_here(long nr, long a1, const void *a2, long a3,
+			 uint64_t *after)
 {
 	long ret;
 
-	asm volatile("syscall\n"
-		     ".globl hw_after_freeze\n"
-		     "hw_after_freeze:\n"
-		     : "=a" (ret)
-		     : "0" ((long)SYS_write), "D" ((long)fd), "S" ("0"),
-		       "d" (1L)
+	asm volatile("lea 1f(%%rip), %1\n"
+		     "syscall\n"
+		     "1:\n"
+		     : "=a" (ret), "=&r" (*after)
+		     : "0" (nr), "D" (a1), "S" (a2), "d" (a3)
 		     : "rcx", "r11", "memory");
 	return ret;
+}
+
+/* This process's code for libipt, and where ptsim_work() is */
+struct hw_self {
+	struct ptsim_ranges	text;
+	struct pt_image		*image;
+	struct ptsim_range	work;
+};
+
+static void hw_self_init(struct __test_metadata *_metadata,
+			 struct hw_self *self)
+{
+	ASSERT_EQ(0, ptsim_text_ranges(&self->text));
+	self->image = ptsim_self_image(&self->text);
+	ASSERT_NE(NULL, self->image);
+	ASSERT_EQ(0, ptsim_func_range("ptsim_work", (uintptr_t)ptsim_work,
+				      &self->work));
+}
+
+static void hw_self_free(struct hw_self *self)
+{
+	pt_image_free(self->image);
+	ptsim_ranges_free(&self->text);
+}
+
+/*
+ * Whether @c's Intel PT, decoded by libipt over this process's code, is
+ * ptsim_work() and then a system call that returns to @after, where
+ * user-mode tracing stopped.
+ */
+static bool ends_in_syscall(struct __test_metadata *_metadata,
+			    const struct hw_copy *c, const struct hw_self *self,
+			    uint64_t after)
+{
+	struct ptsim_flow f;
+	bool worked = false;
+	size_t i;
+
+	ptsim_flow_decode(c->trace, c->hdr.size, self->image, &f);
+	if (!f.insns || f.disabled_ip != after)
+		return false;
+	EXPECT_EQ(0, f.error)
+		TH_LOG("cpu %u: %s", c->hdr.cpu, pt_errstr(pt_errcode(f.error)));
+	for (i = 0; i < PTSIM_FLOW_LAST; i++)
+		worked |= ptsim_in_range(&self->work, ptsim_flow_ip(&f, i));
+	EXPECT_TRUE(worked) TH_LOG("cpu %u: no work before the system call",
+				   c->hdr.cpu);
+	return true;
 }
 
 /*
@@ -527,29 +592,21 @@ static long freeze_here(int fd)
 TEST_F(hwtrace, intel_pt_freeze)
 {
 	int type = ptsim_pmu_type("intel_pt"), found = 0, fd, cpu;
-	struct ptsim_range work;
-	struct ptsim_ranges text;
-	struct pt_image *image;
-	struct ptsim_flow f;
+	struct hw_self me;
 	struct hw_copy c;
-	bool worked;
-	size_t i;
+	uint64_t after;
 
 	if (_metadata->skip)
 		return;
 	if (type < 0)
 		SKIP(return, "no intel_pt PMU");
-	ASSERT_EQ(0, ptsim_text_ranges(&text));
-	image = ptsim_self_image(&text);
-	ASSERT_NE(NULL, image);
-	ASSERT_EQ(0, ptsim_func_range("ptsim_work", (uintptr_t)ptsim_work,
-				      &work));
+	hw_self_init(_metadata, &me);
 
 	ASSERT_EQ(0, hw_start("intel_pt", "0x2001", "user"));
 	fd = open(HW_DIR "/tracing_on", O_WRONLY);
 	ASSERT_LE(0, fd);
 	ptsim_work(100000);
-	ASSERT_EQ(1, freeze_here(fd));
+	ASSERT_EQ(1, syscall_here(SYS_write, fd, "0", 1, &after));
 	close(fd);
 
 	for (cpu = 0; cpu < nr_cpus(); cpu++) {
@@ -558,23 +615,116 @@ TEST_F(hwtrace, intel_pt_freeze)
 		EXPECT_TRUE(c.hdr.flags & PERF_HWTRACE_FROZEN);
 		EXPECT_EQ(PERF_HWTRACE_USER,
 			  c.hdr.flags & (PERF_HWTRACE_KERNEL | PERF_HWTRACE_USER));
-		ptsim_flow_decode(c.trace, c.hdr.size, image, &f);
-		if (f.insns && f.disabled_ip == (uintptr_t)hw_after_freeze) {
-			found++;
-			EXPECT_EQ(0, f.error)
-				TH_LOG("cpu %d: %s", cpu,
-				       pt_errstr(pt_errcode(f.error)));
-			for (i = 0, worked = false; i < PTSIM_FLOW_LAST; i++)
-				worked |= ptsim_in_range(&work,
-							 ptsim_flow_ip(&f, i));
-			EXPECT_TRUE(worked) TH_LOG("cpu %d: no work before the freeze",
-						   cpu);
-		}
+		found += ends_in_syscall(_metadata, &c, &me, after);
 		hw_copy_free(&c);
 	}
 	EXPECT_EQ(1, found);
-	pt_image_free(image);
-	ptsim_ranges_free(&text);
+	hw_self_free(&me);
+}
+
+/*
+ * Whether the recorder froze within 10 s (the CPUs other than the one that
+ * hit a trigger freeze from a work item), calling getppid() each 10 ms if
+ * @poke.
+ */
+static bool hw_froze(bool poke)
+{
+	char on[8];
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (poke)
+			syscall(SYS_getppid);
+		if (!hw_get("tracing_on", on, sizeof(on)) && !strcmp(on, "0"))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+#define HW_GETPPID	"/sys/kernel/tracing/events/syscalls/sys_enter_getppid/id"
+
+/*
+ * Intel PT, user mode, freeze_on_event set to the getppid() system call's
+ * entry: the process works, then calls getppid().  The recorder freezes by
+ * itself: the CPU the call was made on there, its copy flagged as the
+ * trigger's, with a trace that libipt decodes to the work and then that
+ * system call; the others a moment later, not flagged.
+ */
+TEST_F(hwtrace, intel_pt_freeze_on_event)
+{
+	int type = ptsim_pmu_type("intel_pt"), found = 0, hit = 0, cpu;
+	char id[32], got[32];
+	struct hw_self me;
+	struct hw_copy c;
+	uint64_t after;
+	long ppid;
+
+	if (_metadata->skip)
+		return;
+	if (type < 0)
+		SKIP(return, "no intel_pt PMU");
+	if (hw_get(HW_GETPPID, id, sizeof(id)))
+		SKIP(return, "no syscalls/sys_enter_getppid tracepoint");
+	hw_self_init(_metadata, &me);
+
+	ASSERT_EQ(0, hw_configure("intel_pt", "0x2001", "user", HW_SIZE_KB,
+				  id));
+	ASSERT_EQ(0, hw_get("freeze_on_event", got, sizeof(got)));
+	ASSERT_STREQ(id, got);
+	ASSERT_EQ(0, hw_set("tracing_on", "1"));
+	ptsim_work(100000);
+	/* This getppid() is the first: the trigger's */
+	ppid = syscall_here(SYS_getppid, 0, NULL, 0, &after);
+	ASSERT_EQ(getppid(), ppid);
+	ASSERT_TRUE(hw_froze(false));
+
+	for (cpu = 0; cpu < nr_cpus(); cpu++) {
+		ASSERT_EQ(0, hw_read(cpu, &c));
+		check_header(_metadata, &c, cpu, type, 0x2001);
+		EXPECT_TRUE(c.hdr.flags & PERF_HWTRACE_FROZEN);
+		if (c.hdr.flags & PERF_HWTRACE_TRIGGER) {
+			hit++;
+			found += ends_in_syscall(_metadata, &c, &me, after);
+		}
+		hw_copy_free(&c);
+	}
+	EXPECT_EQ(1, hit);
+	EXPECT_EQ(1, found);
+	hw_self_free(&me);
+}
+
+/*
+ * freeze_on_event on a CPU that went offline and came back while the
+ * recorder recorded: it has its trigger again, made by a work item, and
+ * a hit there freezes the recorder with that CPU's copy flagged.
+ */
+TEST_F(hwtrace, trigger_after_hotplug)
+{
+	const char *online = "/sys/devices/system/cpu/cpu1/online";
+	struct hw_copy c;
+	char id[32];
+
+	if (_metadata->skip)
+		return;
+	if (self->ptsim < 0)
+		SKIP(return, "no ptsim PMU");
+	if (access(online, W_OK))
+		SKIP(return, "CPU 1 cannot go offline");
+	if (hw_get(HW_GETPPID, id, sizeof(id)))
+		SKIP(return, "no syscalls/sys_enter_getppid tracepoint");
+
+	ASSERT_EQ(0, hw_configure("ptsim", "0", "kernel,user", HW_SIZE_KB, id));
+	ASSERT_EQ(0, hw_set("tracing_on", "1"));
+	ASSERT_EQ(0, hw_set(online, "0"));
+	ASSERT_EQ(0, hw_set(online, "1"));
+	ASSERT_EQ(0, ptsim_pin_cpu(1));
+	ASSERT_TRUE(hw_froze(true));
+	ASSERT_EQ(0, hw_read(1, &c));
+	EXPECT_EQ(PERF_HWTRACE_FROZEN | PERF_HWTRACE_TRIGGER,
+		  c.hdr.flags & (PERF_HWTRACE_FROZEN | PERF_HWTRACE_TRIGGER));
+	check_ptsim(_metadata, &c);
+	hw_copy_free(&c);
 }
 
 TEST_HARNESS_MAIN
