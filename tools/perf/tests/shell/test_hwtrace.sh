@@ -14,7 +14,12 @@
 #   - copies cut short, with a garbled header, of two recorders, or of a
 #     PMU that perf does not decode: an error naming the file, never a
 #     crash; trace bytes overwritten at random: never a crash.
-# The CPU that ran the workload has its getppid() calls.
+# The CPU that ran the workload has its getppid() calls.  Then, where there
+# is ptsim, its kernel-mode trace (a ptwrite of a sequence number at each
+# tick, with the interrupted IP): each CPU's ptwrites, numbered without a
+# gap after the lost trace, in the kernel's symbols.
+
+. "$(dirname "$0")"/lib/ptsim.sh
 
 hwtrace=/sys/kernel/tracing/hwtrace
 pmu=intel_pt
@@ -93,17 +98,24 @@ if ! "${workload}" ${hwtrace}/tracing_on ; then
 	err=1
 fi
 
-# decode INPUT OUTPUT: perf script's branches and errors of INPUT
+# decode INPUT OUTPUT [ITRACE FIELDS]: perf script's branches (or what
+# ITRACE says, in FIELDS) and errors of INPUT
 decode()
 {
-	perf script -i "$1" --itrace=be -F cpu,ip,sym,addr > "$2" 2> "${errfile}"
+	perf script -i "$1" --itrace="${3:-be}" -F "${4:-cpu,ip,sym,addr}" \
+		> "$2" 2> "${errfile}"
 }
 
-# Check the decode of CPU $1's copy in $2: all its lines of that CPU, the
-# first maybe its lost trace, its branches in the kernel's symbols
+# check_cpu CPU FILE PTWRITES MIN: the decode in FILE of CPU's copy is all
+# of that CPU, its first line maybe its lost trace, then at least MIN
+# branches, or if PTWRITES ptsim's ptwrites numbered without a gap:
+#
+#   [CPU]  IP: 1 payload: SEQ [PRINTABLE-PAYLOAD] IP SYM
+#
+# at most one in a hundred from unknown code
 check_cpu()
 {
-	awk -v cpu="$1" '
+	awk -v cpu="$1" -v ptw="$3" -v min="$4" "${ptsim_awk_hex}"'
 	function fail(msg) {
 		if (errors++ < 10)
 			printf "cpu %d: %s: %s\n", cpu, msg, $0
@@ -118,37 +130,53 @@ check_cpu()
 	{
 		if ($1 != sprintf("[%03d]", cpu))
 			fail("Another CPU")
-		branches++
-		if ($3 == "[unknown]")
+		if (ptw && ($2 != "IP:" || $4 != "payload:")) {
+			fail("Not a ptwrite")
+			next
+		}
+		if (ptw) {
+			seq = hex($5)
+			if (records && seq != last + 1)
+				fail("Sequence number " seq " after " last)
+			last = seq
+		}
+		records++
+		if ((ptw ? $NF : $3) == "[unknown]")
 			unknown++
 	}
 	END {
-		if (branches < 1000)
-			printf "cpu %d: %d branches\n", cpu, branches
-		else if (unknown * 100 > branches)
-			printf "cpu %d: %d of %d branches from unknown code\n",
-			       cpu, unknown, branches
+		if (records < min)
+			printf "cpu %d: %d records\n", cpu, records
+		else if (unknown * 100 > records)
+			printf "cpu %d: %d of %d records from unknown code\n",
+			       cpu, unknown, records
 		else if (!errors)
 			exit 0
 		exit 1
 	}' "$2"
 }
 
-: > "${temp_dir}/all.hwtrace"
-: > "${temp_dir}/each.txt"
-for copy in ${hwtrace}/per_cpu/cpu*/trace ; do
-	cpu=$(echo "${copy}" | sed 's/.*cpu\([0-9]*\).*/\1/')
-	if ! decode "${copy}" "${temp_dir}/cpu.txt" ; then
-		cat "${errfile}"
-		echo "perf script cannot read CPU ${cpu}'s copy"
-		err=1
-		continue
-	fi
-	check_cpu "${cpu}" "${temp_dir}/cpu.txt" || err=1
-	cat "${temp_dir}/cpu.txt" >> "${temp_dir}/each.txt"
-	cat "${copy}" >> "${temp_dir}/all.hwtrace"
-done
+# decode_cpus PTWRITES MIN [ITRACE FIELDS]: each CPU's file, as check_cpu
+# says; their decodes end to end in each.txt, the files in all.hwtrace
+decode_cpus()
+{
+	: > "${temp_dir}/all.hwtrace"
+	: > "${temp_dir}/each.txt"
+	for copy in ${hwtrace}/per_cpu/cpu*/trace ; do
+		cpu=$(echo "${copy}" | sed 's/.*cpu\([0-9]*\).*/\1/')
+		if ! decode "${copy}" "${temp_dir}/cpu.txt" "$3" "$4" ; then
+			cat "${errfile}"
+			echo "perf script cannot read CPU ${cpu}'s copy"
+			err=1
+			continue
+		fi
+		check_cpu "${cpu}" "${temp_dir}/cpu.txt" "$1" "$2" || err=1
+		cat "${temp_dir}/cpu.txt" >> "${temp_dir}/each.txt"
+		cat "${copy}" >> "${temp_dir}/all.hwtrace"
+	done
+}
 
+decode_cpus 0 1000
 if ! grep -q ' __x64_sys_getppid ' "${temp_dir}/each.txt" ; then
 	echo "No CPU's trace has the workload's getppid()"
 	err=1
@@ -232,6 +260,18 @@ for i in 1 2 3 4 5 ; do
 		err=1
 	fi
 done
+
+if [ -d /sys/bus/event_source/devices/ptsim ] ; then
+	recorder_off
+	echo ptsim > ${hwtrace}/pmu
+	echo 0 > ${hwtrace}/config
+	echo 16 > ${hwtrace}/buffer_size_kb
+	echo kernel > ${hwtrace}/mode
+	echo 1 > ${hwtrace}/tracing_on
+	sleep 1
+	"${workload}" ${hwtrace}/tracing_on || err=1
+	decode_cpus 1 50 we cpu,ip,sym,synth
+fi
 
 cleanup
 exit ${err}
