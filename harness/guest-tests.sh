@@ -42,6 +42,11 @@ done
 	echo 0 > $out/$name.rc
 done
 
+# The shell tests' waits are for hardware (patch "perf test: Let
+# PERF_TEST_WAIT_SCALE lengthen the shell tests' waits"): TCG with KASAN.
+# The emulator's tests run some of them too.
+export PERF_TEST_WAIT_SCALE=10
+
 # The emulator's own tests (qemu/tests): TAP, like the kselftests.  pt.sh
 # takes some 10 minutes beside the perf tests' guest.
 for t in $3; do
@@ -53,9 +58,6 @@ done
 
 testdata=$(cd "$(dirname "$0")/../../shared/testdata" && pwd)
 export PERF_TEST_LIBIPT_DIR=$testdata/libipt PERF_TEST_OPENCSD_DIR=$testdata/opencsd
-# The shell tests' waits are for hardware (patch "perf test: Let
-# PERF_TEST_WAIT_SCALE lengthen the shell tests' waits"): TCG with KASAN.
-export PERF_TEST_WAIT_SCALE=10
 # A debug kernel under TCG takes milliseconds per PMI, and the kernel then
 # lowers perf_event_max_sample_rate (upstream's test_intel_pt.sh then got
 # 1250 Hz, whose first period is longer than its uname): its heuristic, as
