@@ -387,7 +387,10 @@ aux_psb() {
 # same branches of the program from both (but for the trace's disables
 # and enables around interrupts, to and from address 0, which fall where
 # they may), --itrace=i the same instructions, and --itrace=L and G give
-# each sample the same branch stack and call chain.  The -A recording
+# each sample the same branch stack (but for those disables and enables:
+# an interrupt within a sample's last 64 branches, in either run, puts
+# them among its entries; the first 56 others are compared) and call
+# chain.  The -A recording
 # has one sample more, at the exit (see perf_aux_sample_exit()), whose
 # trace holds the rest: its flow may end with the exit's system call,
 # which the full trace's does not show.
@@ -406,7 +409,17 @@ parity() {
 		"$perf" script -i "$tmp/$f.data" --itrace=i0ns -F ip \
 			> "$tmp/$f.i" 2> /dev/null &&
 		"$perf" script -i "$tmp/$f.data" --itrace=L -F event,ip,brstack \
-			> "$tmp/$f.L" 2> /dev/null &&
+			> "$tmp/$f.Lall" 2> /dev/null &&
+		awk '{
+			line = $1 " " $2
+			for (i = 3; i <= NF && kept < 56; i++)
+				if ($i !~ /(^|\/)0x0\//) {
+					line = line " " $i
+					kept++
+				}
+			print line
+			kept = 0
+		}' "$tmp/$f.Lall" > "$tmp/$f.L" &&
 		"$perf" script -i "$tmp/$f.data" --itrace=G -F event,ip,sym \
 			> "$tmp/$f.G" 2> /dev/null || return 1
 	done
