@@ -86,7 +86,13 @@ static void aux_hidden_free(struct perf_aux_hidden *h)
  */
 int perf_aux_sample_check_attr(const struct perf_event_attr *attr)
 {
-	if (attr->aux_sample_flags & ~PERF_AUX_SAMPLE_POSITION)
+	if (attr->aux_sample_flags & ~(PERF_AUX_SAMPLE_POSITION |
+					PERF_AUX_SAMPLE_NEW))
+		return -EINVAL;
+
+	/* What is new is told by positions. */
+	if ((attr->aux_sample_flags & PERF_AUX_SAMPLE_NEW) &&
+	    !(attr->aux_sample_flags & PERF_AUX_SAMPLE_POSITION))
 		return -EINVAL;
 
 	if (!attr->aux_sample_type)
@@ -108,37 +114,71 @@ int perf_aux_sample_check_attr(const struct perf_event_attr *attr)
 	return 0;
 }
 
+/*
+ * The latest bytes of trace a sampler of new trace only gets, of the
+ * @trace before @end that the PMU has: those after the end of the previous
+ * such sample of @rb's event into the same output buffer, rounded up to 8
+ * bytes with older ones (the field's length stays a multiple of 8 with no
+ * more than 7 bytes of padding), or all it has for a sample into another
+ * buffer than the previous one.
+ */
+static u64 aux_sample_new(struct perf_output_handle *handle,
+			  struct perf_buffer *rb, u64 end, u64 trace)
+{
+	u64 new = trace;
+
+	if (rb->aux_sample_out == handle->rb->id && rb->aux_sample_end <= end)
+		new = min(trace, round_up(end - rb->aux_sample_end, 8));
+	rb->aux_sample_out = handle->rb->id;
+	rb->aux_sample_end = end;
+	return new;
+}
+
 /**
- * perf_aux_snapshot_position - say where a snapshot's trace sits
+ * perf_aux_snapshot_position - choose a snapshot's trace, say where it sits
  * @handle: the sample's output handle, as passed to ->snapshot_aux()
  * @aux_event: the AUX event whose trace is copied
- * @offset: stream offset of the first trace byte to be copied
- * @size: number of trace bytes to be copied
+ * @end: stream offset just past the latest byte of trace
+ * @trace: how many of the latest bytes the PMU has to copy, at most *@room
+ * @room: the room ->snapshot_aux() was given; in a sample of new trace
+ *	only (PERF_AUX_SAMPLE_NEW), lowered to what the trace needs
  *
  * A PMU with PERF_PMU_CAP_AUX_POSITION calls this from ->snapshot_aux()
- * before it copies anything, and then fills all the room it was given:
- * padding first, if it has less than that, and @size bytes of trace last.
- * @offset counts every byte @aux_event wrote since it was created, across
- * wraps of its buffer and across ->stop()/->start().  The header goes into
- * the sample only if the sampler asked for it (PERF_AUX_SAMPLE_POSITION);
- * a @size of 0 counts the sample in the sampler's aux_sample_misses.
+ * before it copies anything, and then fills *@room: padding first, if the
+ * trace is shorter, and the returned number of the latest bytes of trace
+ * last.  Stream offsets count every byte @aux_event wrote since it was
+ * created, across wraps of its buffer and across ->stop()/->start().  The
+ * header goes into the sample only if the sampler asked for it
+ * (PERF_AUX_SAMPLE_POSITION); a PMU with no trace (@trace 0) counts the
+ * sample in the sampler's aux_sample_misses, a sample of new trace only
+ * that finds none does not.
  *
- * Context: ->snapshot_aux(), IRQs disabled, maybe NMI.
+ * Context: ->snapshot_aux(), IRQs disabled, maybe NMI, with a reference
+ * on @aux_event's buffer.
+ * Return: the number of trace bytes to copy.
  */
-void perf_aux_snapshot_position(struct perf_output_handle *handle,
-				struct perf_event *aux_event,
-				u64 offset, u64 size)
+u64 perf_aux_snapshot_position(struct perf_output_handle *handle,
+			       struct perf_event *aux_event, u64 end,
+			       u64 trace, unsigned long *room)
 {
+	struct perf_buffer *rb = rcu_dereference(aux_event->rb);
+	u32 flags = handle->event->attr.aux_sample_flags;
 	struct perf_aux_sample_position pos = {
 		.stream = aux_event->id,
-		.offset = offset,
-		.size = size,
+		.offset = end - trace,
+		.size = trace,
 	};
 
-	if (handle->event->attr.aux_sample_flags & PERF_AUX_SAMPLE_POSITION)
-		perf_output_copy(handle, &pos, sizeof(pos));
-	if (!size)
+	if (!trace) {
 		perf_aux_sample_miss(handle->event);
+	} else if ((flags & PERF_AUX_SAMPLE_NEW) && rb) {
+		pos.size = aux_sample_new(handle, rb, end, trace);
+		pos.offset = end - pos.size;
+		*room = round_up(pos.size, 8);
+	}
+	if (flags & PERF_AUX_SAMPLE_POSITION)
+		perf_output_copy(handle, &pos, sizeof(pos));
+	return pos.size;
 }
 EXPORT_SYMBOL_GPL(perf_aux_snapshot_position);
 
@@ -673,7 +713,8 @@ void perf_aux_sample_show_fdinfo(struct seq_file *m, struct perf_event *event)
  */
 static ssize_t aux_sample_flags_show(struct bus_type *bus, char *buf)
 {
-	return sysfs_emit(buf, "%#x\n", PERF_AUX_SAMPLE_POSITION);
+	return sysfs_emit(buf, "%#x\n",
+			  PERF_AUX_SAMPLE_POSITION | PERF_AUX_SAMPLE_NEW);
 }
 static BUS_ATTR_RO(aux_sample_flags);
 

@@ -44,6 +44,8 @@ static void check_attr_accepts(struct kunit *test)
 	attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
 	attr.aux_sample_size = U16_MAX - sizeof(struct perf_aux_sample_position);
 	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), 0);
+	attr.aux_sample_flags |= PERF_AUX_SAMPLE_NEW;
+	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), 0);
 
 	/* Neither field: the group-leader form, or no AUX sample at all. */
 	memset(&attr, 0, sizeof(attr));
@@ -65,7 +67,12 @@ static void check_attr_rejects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), -EINVAL);
 
 	hidden_sampler(&attr);
-	attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION << 1;
+	attr.aux_sample_flags = PERF_AUX_SAMPLE_NEW << 1;
+	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), -EINVAL);
+
+	/* New trace is told by positions. */
+	hidden_sampler(&attr);
+	attr.aux_sample_flags = PERF_AUX_SAMPLE_NEW;
 	KUNIT_EXPECT_EQ(test, perf_aux_sample_check_attr(&attr), -EINVAL);
 
 	hidden_sampler(&attr);

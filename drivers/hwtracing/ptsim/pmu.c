@@ -384,11 +384,12 @@ static void ptsim_read(struct perf_event *event)
  * complete record (->committed), and goes back no further than the bytes
  * the writer may be overwriting.
  *
- * perf_aux_sample_output() has already sized the sample for @size bytes and
- * WARNs if fewer than @size - 7 are returned, so whatever cannot be trace
- * (less than @size written yet, no AUX handle held because the buffer is
- * full or in use by another event, ...) is made up with PAD packets before
- * the trace.  The trace's position in the stream is exact: ->committed
+ * perf_aux_sample_output() has already sized the sample for @size bytes (or
+ * for what perf_aux_snapshot_position() leaves of them to a sample of new
+ * trace only) and WARNs if fewer than @size - 7 are returned, so whatever
+ * cannot be trace (less than @size written yet, no AUX handle held because
+ * the buffer is full or in use by another event, ...) is made up with PAD
+ * packets before the trace.  The trace's position in the stream is exact: ->committed
  * counts every byte the event wrote (PERF_PMU_CAP_AUX_POSITION).
  */
 static long ptsim_snapshot_aux(struct perf_event *event,
@@ -412,7 +413,7 @@ static long ptsim_snapshot_aux(struct perf_event *event,
 		trace = min3(size, READ_ONCE(buf->filled), buf->size - busy);
 	}
 
-	perf_aux_snapshot_position(handle, event, to - trace, trace);
+	trace = perf_aux_snapshot_position(handle, event, to, trace, &size);
 
 	/*
 	 * Padding goes first, as in the last @size bytes of a real Intel

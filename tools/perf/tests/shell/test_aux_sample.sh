@@ -258,14 +258,17 @@ check_lost()
 	fi
 }
 
-# perf record -A ptsim [--aux-sample=SIZE], perf script, and the checks.
+# perf record -A ptsim [--aux-sample=SIZE] [--aux-sample-overlap], perf
+# script, and the checks.  The samples carry positions, and only new trace
+# unless --aux-sample-overlap says otherwise.
 test_hidden()
 {
 	size=$1
+	overlap=$2
 
-	echo "--- Test perf record -A ptsim${size:+ --aux-sample=${size}} ---"
+	echo "--- Test perf record -A ptsim${size:+ --aux-sample=${size}} ${overlap} ---"
 
-	if ! perf record -A ptsim ${size:+--aux-sample=${size}} \
+	if ! perf record -A ptsim ${size:+--aux-sample=${size}} ${overlap} \
 			-e cpu-clock:u,page-faults:u -o "${perfdata}" -- \
 			"${workload}" ${spin_ms} > "${errfile}" 2>&1 ; then
 		cat "${errfile}"
@@ -276,11 +279,13 @@ test_hidden()
 
 	if [ -z "${size}" ] ; then
 		perf evlist -v -i "${perfdata}" > "${outfile}"
-		if ! awk -v type="$(cat "${pmu_dir}/type")" '
+		flags=0x3
+		[ -n "${overlap}" ] && flags=0x1
+		if ! awk -v type="$(cat "${pmu_dir}/type")" -v flags="${flags}" '
 		/^(cpu-clock|page-faults):u: / {
 			events++
 			if ($0 ~ "aux_sample_type: " type "(,|$)" &&
-			    $0 ~ /aux_sample_flags: 0x1(,|$)/)
+			    $0 ~ "aux_sample_flags: " flags "(,|$)")
 				ok++
 		}
 		END { exit events != 2 || ok != 2 }' "${outfile}" ; then
@@ -661,6 +666,7 @@ test_errors()
 }
 
 test_hidden ""
+test_hidden "" --aux-sample-overlap
 test_hidden ${small_size}
 test_cpu_wide
 test_group

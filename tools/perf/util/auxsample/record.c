@@ -4,7 +4,10 @@
  * takes, in each of its samples, the latest trace of a hidden AUX event of
  * PMU that the kernel runs for it (attr.aux_sample_type), with the
  * position of that trace in its stream (PERF_AUX_SAMPLE_POSITION) when the
- * PMU can tell it.  A kernel without hidden AUX events gets the same
+ * PMU can tell it, and then only the trace that is new since the sample
+ * before (PERF_AUX_SAMPLE_NEW) if the kernel can do that and
+ * --aux-sample-overlap does not say otherwise.  A kernel without hidden
+ * AUX events gets the same
  * recording in the group-leader form: PMU leads a group of all the events
  * (also asked for with --aux-sample-group).
  */
@@ -33,6 +36,7 @@
 #define AUXSAMPLE_MAX_SIZE	(60 * 1024)	/* as for the group-leader form */
 
 enum auxsample_form {
+	AUXSAMPLE_HIDDEN_NEW,		/* ... exact positions, new trace only */
 	AUXSAMPLE_HIDDEN_POSITION,	/* hidden AUX event, exact positions */
 	AUXSAMPLE_HIDDEN,		/* hidden AUX event, no positions */
 	AUXSAMPLE_GROUP,		/* AUX event as group leader */
@@ -134,10 +138,11 @@ static bool auxsample__pmu_cap(struct perf_pmu *pmu, const char *cap)
  * The form that the kernel says, in sysfs, it can do: bus/event_source/
  * aux_sample_flags (the aux_sample_flags bits it knows) is there iff it has
  * hidden AUX events, and a PMU that can serve as one has caps/aux_sample,
- * and caps/aux_position if it tells trace positions.
+ * and caps/aux_position if it tells trace positions.  Samples of new trace
+ * only, where the kernel knows them, unless @overlap.
  */
 static int auxsample__form(const char *spec, const struct perf_event_attr *aux,
-			   enum auxsample_form *form)
+			   bool overlap, enum auxsample_form *form)
 {
 	unsigned long long flags;
 	struct perf_pmu *pmu;
@@ -153,12 +158,29 @@ static int auxsample__form(const char *spec, const struct perf_event_attr *aux,
 		return -EOPNOTSUPP;
 	}
 
-	if ((flags & PERF_AUX_SAMPLE_POSITION) &&
-	    auxsample__pmu_cap(pmu, "aux_position"))
-		*form = AUXSAMPLE_HIDDEN_POSITION;
-	else
+	if (!(flags & PERF_AUX_SAMPLE_POSITION) ||
+	    !auxsample__pmu_cap(pmu, "aux_position"))
 		*form = AUXSAMPLE_HIDDEN;
+	else if ((flags & PERF_AUX_SAMPLE_NEW) && !overlap)
+		*form = AUXSAMPLE_HIDDEN_NEW;
+	else
+		*form = AUXSAMPLE_HIDDEN_POSITION;
 	return 0;
+}
+
+/* The aux_sample_flags of the samplers of @form. */
+static u32 auxsample__flags(enum auxsample_form form)
+{
+	switch (form) {
+	case AUXSAMPLE_HIDDEN_NEW:
+		return PERF_AUX_SAMPLE_POSITION | PERF_AUX_SAMPLE_NEW;
+	case AUXSAMPLE_HIDDEN_POSITION:
+		return PERF_AUX_SAMPLE_POSITION;
+	case AUXSAMPLE_HIDDEN:
+	case AUXSAMPLE_GROUP:
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -180,14 +202,13 @@ static int auxsample__check(const char *spec,
 		.aux_sample_size = size,
 		.aux_sample_type = aux->type,
 		.aux_sample_config = aux->config,
+		.aux_sample_flags = auxsample__flags(form),
 		.disabled = 1,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
 	int fd, err;
 
-	if (form == AUXSAMPLE_HIDDEN_POSITION)
-		attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
 	fd = sys_perf_event_open(&attr, 0, -1, -1,
 				 perf_event_open_cloexec_flag());
 	if (fd >= 0) {
@@ -216,14 +237,15 @@ static int auxsample__check(const char *spec,
 /* The form to record in, or an error, having said what is wrong. */
 static int auxsample__choose(const char *spec,
 			     const struct perf_event_attr *aux, u32 size,
-			     bool group, enum auxsample_form *form)
+			     const struct record_opts *opts,
+			     enum auxsample_form *form)
 {
 	int err;
 
 	*form = AUXSAMPLE_GROUP;
-	if (group)
+	if (opts->aux_sample_group)
 		return 0;
-	err = auxsample__form(spec, aux, form);
+	err = auxsample__form(spec, aux, opts->aux_sample_overlap, form);
 	if (err || *form == AUXSAMPLE_GROUP)
 		return err;
 
@@ -238,7 +260,7 @@ static int auxsample__choose(const char *spec,
 
 static void auxsample__hidden(struct evlist *evlist,
 			      const struct perf_event_attr *aux, u32 size,
-			      bool position)
+			      enum auxsample_form form)
 {
 	struct evsel *evsel;
 
@@ -248,7 +270,7 @@ static void auxsample__hidden(struct evlist *evlist,
 		attr->aux_sample_type = aux->type;
 		attr->aux_sample_config = aux->config;
 		attr->aux_sample_size = size;
-		attr->aux_sample_flags = position ? PERF_AUX_SAMPLE_POSITION : 0;
+		attr->aux_sample_flags = auxsample__flags(form);
 		evsel__set_sample_bit(evsel, AUX);
 		/*
 		 * A task's last sample, which the kernel takes at its exit
@@ -325,8 +347,7 @@ int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 	term = evsel__get_config_term(aux, CFG_CHG);
 	opts->aux_sampler_terms = term ? term->val.cfg_chg : 0;
 
-	err = auxsample__choose(spec, &aux->core.attr, size,
-				opts->aux_sample_group, &form);
+	err = auxsample__choose(spec, &aux->core.attr, size, opts, &form);
 	if (err)
 		goto out;
 
@@ -336,8 +357,8 @@ int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 			   spec);
 		__fallthrough;
 	case AUXSAMPLE_HIDDEN_POSITION:
-		auxsample__hidden(evlist, &aux->core.attr, size,
-				  form == AUXSAMPLE_HIDDEN_POSITION);
+	case AUXSAMPLE_HIDDEN_NEW:
+		auxsample__hidden(evlist, &aux->core.attr, size, form);
 		opts->auxtrace_sample_opts = NULL;
 		/* Record the PMU's AUXTRACE_INFO (and every build id). */
 		opts->full_auxtrace = true;

@@ -1211,23 +1211,36 @@ TEST_F(aux_sample_pmu, inherited_copies_freed_before_sampler)
  * of every task on CPU 0, in which this task's records must still end in
  * the phase it ran before each sample.
  */
+/* What the samples of one buffer hold of their hidden event's stream. */
+struct pos_stats {
+	size_t		gaps;		/* samples that start after a gap */
+	size_t		overlaps;	/* ... that repeat 8 bytes or more */
+	size_t		empty;		/* ... with no trace */
+	uint64_t	end;		/* where the last one ends */
+	uint64_t	bytes;		/* PERF_SAMPLE_AUX bytes, all of them */
+};
+
 /*
  * With PERF_AUX_SAMPLE_POSITION every sample says where its trace sits in
  * the hidden event's stream.  Consecutive samples must agree on the bytes
  * they share, and the stream rebuilt from them (each sample's bytes past
  * the end of the one before) must decode with no jump in the sequence
  * numbers between two gaps: an offset that is one byte off breaks a packet
- * or repeats a record.
+ * or repeats a record.  A sample of new trace only (@new_only) is as long
+ * as its trace, rounded up to 8 bytes, and one with no trace starts where
+ * the one before ended.
  */
 static void check_positions(struct __test_metadata *_metadata,
 			    const struct ptsim_samples *ss, uint64_t id,
-			    size_t *nr_gaps, uint64_t *stream_end)
+			    bool new_only, struct pos_stats *st)
 {
 	const size_t hdr = sizeof(struct perf_aux_sample_position);
 	struct ptsim_stream run = {};
 	struct ptsim_trace t;
 	uint64_t end = 0, seq = 0;
-	size_t i, nr_overlap = 0, nr_gap = 0, nr_runs = 0;
+	size_t i, nr_runs = 0;
+
+	memset(st, 0, sizeof(*st));
 
 	for (i = 0; i <= ss->nr; i++) {
 		struct perf_aux_sample_position pos = {};
@@ -1237,17 +1250,26 @@ static void check_positions(struct __test_metadata *_metadata,
 		if (i < ss->nr) {
 			const struct ptsim_stream *aux = &ss->s[i].aux;
 
-			ASSERT_EQ(aux->len, hdr + SAMPLE_SIZE)
-				TH_LOG("sample %zu", i);
 			memcpy(&pos, aux->data, hdr);
+			ASSERT_EQ(aux->len, hdr + (new_only ?
+				  (pos.size + 7) / 8 * 8 : SAMPLE_SIZE))
+				TH_LOG("sample %zu", i);
+			st->bytes += aux->len;
 			ASSERT_EQ(pos.stream, id) TH_LOG("sample %zu", i);
 			ASSERT_LE(pos.size, SAMPLE_SIZE);
 			ASSERT_GE(pos.offset + pos.size, end)
 				TH_LOG("sample %zu ends before the one before",
 				       i);
 			trace = aux->data + aux->len - pos.size;
-			if (!pos.size)
+			if (!pos.size) {
+				EXPECT_TRUE(!new_only || !end ||
+					    pos.offset == end)
+					TH_LOG("empty sample %zu at %llu, not %llu",
+					       i, (unsigned long long)pos.offset,
+					       (unsigned long long)end);
+				st->empty++;
 				continue;
+			}
 		}
 
 		/* A gap, or the end: decode the run of trace before it. */
@@ -1269,14 +1291,14 @@ static void check_positions(struct __test_metadata *_metadata,
 			}
 			if (i == ss->nr)
 				break;
-			nr_gap += end != 0;
+			st->gaps += end != 0;
 		} else {
 			/* Shared bytes are the same in both samples. */
 			uint64_t shared;
 
 			skip = end - pos.offset;
 			shared = skip < run.len ? skip : run.len;
-			nr_overlap += skip != 0;
+			st->overlaps += skip >= 8;
 			EXPECT_EQ(memcmp(run.data + run.len - shared,
 					 trace + skip - shared, shared), 0)
 				TH_LOG("sample %zu differs in the %llu bytes it shares",
@@ -1287,11 +1309,11 @@ static void check_positions(struct __test_metadata *_metadata,
 			end = pos.offset + pos.size;
 		}
 	}
-	TH_LOG("%zu samples: %zu overlap the one before, %zu follow a gap; stream ends at %llu",
-	       ss->nr, nr_overlap, nr_gap, (unsigned long long)end);
+	TH_LOG("%zu samples: %zu overlap, %zu after a gap, %zu empty; end %llu, %llu AUX bytes",
+	       ss->nr, st->overlaps, st->gaps, st->empty,
+	       (unsigned long long)end, (unsigned long long)st->bytes);
 	EXPECT_GT(nr_runs, 0);
-	*nr_gaps = nr_gap;
-	*stream_end = end;
+	st->end = end;
 }
 
 TEST_F(aux_sample, positions_rebuild_stream)
@@ -1299,8 +1321,8 @@ TEST_F(aux_sample, positions_rebuild_stream)
 	struct env *e = &self->e;
 	struct perf_event_attr attr;
 	struct ptsim_samples ss = {};
-	uint64_t lost = 0, end[2];
-	size_t gaps[2];
+	struct pos_stats st[2];
+	uint64_t lost = 0;
 	struct hidden h;
 	int i;
 
@@ -1329,13 +1351,144 @@ TEST_F(aux_sample, positions_rebuild_stream)
 					     PERF_SAMPLE_AUX, &ss, &lost), 0);
 		ASSERT_EQ(lost, 0);
 		ASSERT_GT(ss.nr, 1);
-		check_positions(_metadata, &ss, h.id, &gaps[i], &end[i]);
+		check_positions(_metadata, &ss, h.id, false, &st[i]);
 		ptsim_samples_free(&ss);
 	}
 
 	/* Offsets count the whole stream, not the place in the buffer. */
-	EXPECT_GT(end[1], 2 * SAMPLE_SIZE);
-	EXPECT_GT(gaps[1], 0);
+	EXPECT_GT(st[1].end, 2 * SAMPLE_SIZE);
+	EXPECT_GT(st[1].gaps, 0);
+}
+
+/*
+ * Two samplers of new trace only (PERF_AUX_SAMPLE_NEW), @slow's samples
+ * going to @fast's buffer (@set_output) or to a buffer of its own, with
+ * @config and @period each; their samples read after @work ran.
+ */
+static void new_trace_run(struct __test_metadata *_metadata, struct env *e,
+			  uint64_t config, const uint64_t period[2],
+			  uint64_t sample_type, bool set_output,
+			  void (*work)(struct env *e), struct hidden *h)
+{
+	struct perf_event_attr attr;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		hidden_attr(&attr, e->type, config, period[i], sample_type);
+		attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION |
+					PERF_AUX_SAMPLE_NEW;
+		open_sampler(_metadata, e, i, &attr, 0, -1,
+			     i && set_output ? 0 : DATA_PAGES);
+	}
+	if (set_output)
+		ASSERT_EQ(ioctl(e->fd[1], PERF_EVENT_IOC_SET_OUTPUT, e->fd[0]),
+			  0);
+	hidden_info(_metadata, e, e->fd[0], h);
+	EXPECT_EQ(h->users, 2);
+
+	enable(_metadata, e, 2, true);
+	work(e);
+	enable(_metadata, e, 2, false);
+}
+
+static void spin_for_positions(struct env *e)
+{
+	ptsim_spin(POS_SPIN_MS);
+}
+
+/* The samples of sampler @i's buffer, checked as new trace only. */
+static void new_trace_check(struct __test_metadata *_metadata, struct env *e,
+			    int i, uint64_t sample_type, uint64_t id,
+			    struct pos_stats *st)
+{
+	struct ptsim_samples ss = {};
+	struct hidden h;
+	uint64_t lost = 0;
+
+	ASSERT_GE(ptsim_read_samples(&e->map[i], sample_type | PERF_SAMPLE_AUX,
+				     &ss, &lost), 0);
+	ASSERT_EQ(lost, 0);
+	ASSERT_GT(ss.nr, 1);
+	check_positions(_metadata, &ss, id, true, st);
+	/*
+	 * Each byte of trace once, but for the rounding up to 8 and the
+	 * samples that repeat trace.
+	 */
+	EXPECT_LE(st->bytes, st->end + st->overlaps * SAMPLE_SIZE + ss.nr *
+		  (sizeof(struct perf_aux_sample_position) + 7));
+	ptsim_samples_free(&ss);
+	/* No trace that is new is not a miss. */
+	hidden_info(_metadata, e, e->fd[i], &h);
+	EXPECT_EQ(h.misses, 0);
+}
+
+/*
+ * Samples of new trace only that go to one buffer, the two samplers' laid
+ * end to end, are the stream: no byte twice, and no gap, for the fast
+ * sampler's samples come less than SAMPLE_SIZE of trace apart.
+ */
+TEST_F(aux_sample, new_trace_tiles_stream)
+{
+	const uint64_t period[2] = { TASK_CLOCK_NS, POS_SLOW_NS };
+	struct pos_stats st;
+	struct hidden h;
+
+	if (_metadata->skip)
+		return;
+	new_trace_run(_metadata, &self->e, PERF_COUNT_SW_TASK_CLOCK, period,
+		      PERF_SAMPLE_TID, true, spin_for_positions, &h);
+	new_trace_check(_metadata, &self->e, 0, PERF_SAMPLE_TID, h.id, &st);
+	EXPECT_EQ(st.gaps, 0);
+	EXPECT_EQ(st.overlaps, 0);
+	EXPECT_GT(st.end, 2 * SAMPLE_SIZE);
+}
+
+/*
+ * In buffers of their own, each buffer's samples hold the trace since the
+ * one before in the same buffer: the fast sampler's have no gap, although
+ * the slow one's took trace between them; they overlap only after one of
+ * the slow one's, whose samples are laps of the hidden buffer apart.
+ */
+TEST_F(aux_sample, new_trace_per_buffer)
+{
+	const uint64_t period[2] = { TASK_CLOCK_NS, POS_SLOW_NS };
+	struct pos_stats st[2];
+	struct hidden h;
+
+	if (_metadata->skip)
+		return;
+	new_trace_run(_metadata, &self->e, PERF_COUNT_SW_TASK_CLOCK, period,
+		      PERF_SAMPLE_TID, false, spin_for_positions, &h);
+	new_trace_check(_metadata, &self->e, 0, PERF_SAMPLE_TID, h.id, &st[0]);
+	new_trace_check(_metadata, &self->e, 1, PERF_SAMPLE_TID, h.id, &st[1]);
+	EXPECT_EQ(st[0].gaps, 0);
+	EXPECT_GT(st[1].gaps, 0);
+	EXPECT_LE(st[0].overlaps, st[1].gaps + 1);
+}
+
+static void fault_phase(struct env *e)
+{
+	phase_a(&e->a);
+}
+
+/*
+ * Two page-fault samplers into one buffer sample each fault one after the
+ * other, with no trace written between: the second sample of each finds
+ * none new, and still says where the stream is.  (The phase spins more
+ * than SAMPLE_SIZE of trace between its faults: gaps.)
+ */
+TEST_F(aux_sample, new_trace_empty_samples)
+{
+	const uint64_t period[2] = { 1, 1 };
+	struct pos_stats st;
+	struct hidden h;
+
+	if (_metadata->skip)
+		return;
+	new_trace_run(_metadata, &self->e, PERF_COUNT_SW_PAGE_FAULTS, period,
+		      FAULT_TYPE, true, fault_phase, &h);
+	new_trace_check(_metadata, &self->e, 0, FAULT_TYPE, h.id, &st);
+	EXPECT_GE(st.empty, NR_TOUCH);
 }
 
 TEST_F(aux_sample, per_cpu_sampler)
