@@ -91,19 +91,6 @@ for n in $short $long; do
 		-c $period_pt --aux-sample=4096
 done"
 
-# Sum of the AUX sizes of the samples, as perf report -D prints them.
-aux_bytes() {
-	"$perf" report -D -i "$1" 2>/dev/null | awk '
-		/PERF_RECORD_/ { in_sample = /PERF_RECORD_SAMPLE/ }
-		in_sample && / data: size [0-9]+ bytes/ {
-			for (i = 1; i < NF; i++)
-				if ($i == "size")
-					sum += $(i + 1)
-			in_sample = 0
-		}
-		END { print sum + 0 }'
-}
-
 # decode PERF FILE ITRACE: the medians of RUNS decodes' wall seconds, CPU
 # seconds (user + sys; bash's time, to the ms) and peak RSS (KiB,
 # /usr/bin/time), then the peak heap (bytes) of one more decode under massif.
@@ -150,7 +137,7 @@ table() {
 			f=$guest/$1-$rec-$n.data
 			read -r s c m h <<< "$(decode "$(decoder_bin "$dec")" "$f" "$2")"
 			k="$n $dec $(form "$rec")"
-			mb[$k]=$(awk -v b="$(aux_bytes "$f")" 'BEGIN { printf "%.3f", b / 1e6 }')
+			mb[$k]=$(awk -v b="$(aux_bytes "$perf" "$f")" 'BEGIN { printf "%.3f", b / 1e6 }')
 			secs[$k]=$s
 			cpu[$k]=$c
 			rss[$k]=$m

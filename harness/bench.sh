@@ -3,8 +3,10 @@
 #
 # make bench: the benchmarks, in the plain (non-debug) QEMU kernel (the
 # emulated PMU's and PT's cost last), then perf's decoding of AUX-sample
-# recordings (bench-decode.sh) and what a sample costs it against the
-# number of streams (bench-streams.sh).
+# recordings (bench-decode.sh), what a sample costs it against the
+# number of streams (bench-streams.sh), and what -A samples copy against
+# the trace they bring, of new trace only and overlapping
+# (bench-overlap.sh).
 # Figures are ratios within one run, never absolute times.
 set -euo pipefail
 
@@ -14,3 +16,4 @@ bench=$build/selftests/perf_events
 	"$bench/ptsim_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} forms intel_pt && $bench/core_trace_bench ${ROUNDS:-5} && $bench/core_trace_bench ${ROUNDS:-5} intel_pt && $repo/qemu/bench/slowdown.sh $build"
 "$repo/harness/bench-decode.sh"
 "$repo/harness/bench-streams.sh"
+"$repo/harness/bench-overlap.sh"

@@ -38,3 +38,17 @@ stamp=$tree/.git/aux-sample-assembled
 mark_assembled() {
 	echo "$(inputs_hash) $(git -C "$tree" rev-parse HEAD)" > "$stamp"
 }
+
+# aux_bytes PERF FILE: the sum of the AUX sizes of FILE's samples, as
+# perf report -D prints them (the fields' size words, headers included).
+aux_bytes() {
+	"$1" report -D -i "$2" 2>/dev/null | awk '
+		/PERF_RECORD_/ { in_sample = /PERF_RECORD_SAMPLE/ }
+		in_sample && / data: size [0-9]+ bytes/ {
+			for (i = 1; i < NF; i++)
+				if ($i == "size")
+					sum += $(i + 1)
+			in_sample = 0
+		}
+		END { print sum + 0 }'
+}
