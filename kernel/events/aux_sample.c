@@ -161,7 +161,6 @@ u64 perf_aux_snapshot_position(struct perf_output_handle *handle,
 			       struct perf_event *aux_event, u64 end,
 			       u64 trace, unsigned long *room)
 {
-	struct perf_buffer *rb = rcu_dereference(aux_event->rb);
 	u32 flags = handle->event->attr.aux_sample_flags;
 	struct perf_aux_sample_position pos = {
 		.stream = aux_event->id,
@@ -171,8 +170,11 @@ u64 perf_aux_snapshot_position(struct perf_output_handle *handle,
 
 	if (!trace) {
 		perf_aux_sample_miss(handle->event);
-	} else if ((flags & PERF_AUX_SAMPLE_NEW) && rb) {
-		pos.size = aux_sample_new(handle, rb, end, trace);
+	} else if (flags & PERF_AUX_SAMPLE_NEW) {
+		/* Held by the caller of ->snapshot_aux(). */
+		pos.size = aux_sample_new(handle,
+					  rcu_dereference_sched(aux_event->rb),
+					  end, trace);
 		pos.offset = end - pos.size;
 		*room = round_up(pos.size, 8);
 	}

@@ -4,9 +4,9 @@
  * takes, in each of its samples, the latest trace of a hidden AUX event of
  * PMU that the kernel runs for it (attr.aux_sample_type), with the
  * position of that trace in its stream (PERF_AUX_SAMPLE_POSITION) when the
- * PMU can tell it, and then only the trace that is new since the sample
- * before (PERF_AUX_SAMPLE_NEW) if the kernel can do that and
- * --aux-sample-overlap does not say otherwise.  A kernel without hidden
+ * PMU can tell it, and then, with --aux-sample-new, only the trace that is
+ * new since the sample before (PERF_AUX_SAMPLE_NEW) if the kernel can do
+ * that.  A kernel without hidden
  * AUX events gets the same
  * recording in the group-leader form: PMU leads a group of all the events
  * (also asked for with --aux-sample-group).
@@ -139,10 +139,10 @@ static bool auxsample__pmu_cap(struct perf_pmu *pmu, const char *cap)
  * aux_sample_flags (the aux_sample_flags bits it knows) is there iff it has
  * hidden AUX events, and a PMU that can serve as one has caps/aux_sample,
  * and caps/aux_position if it tells trace positions.  Samples of new trace
- * only, where the kernel knows them, unless @overlap.
+ * only if @new and the kernel knows them.
  */
 static int auxsample__form(const char *spec, const struct perf_event_attr *aux,
-			   bool overlap, enum auxsample_form *form)
+			   bool new, enum auxsample_form *form)
 {
 	unsigned long long flags;
 	struct perf_pmu *pmu;
@@ -161,10 +161,13 @@ static int auxsample__form(const char *spec, const struct perf_event_attr *aux,
 	if (!(flags & PERF_AUX_SAMPLE_POSITION) ||
 	    !auxsample__pmu_cap(pmu, "aux_position"))
 		*form = AUXSAMPLE_HIDDEN;
-	else if ((flags & PERF_AUX_SAMPLE_NEW) && !overlap)
+	else if ((flags & PERF_AUX_SAMPLE_NEW) && new)
 		*form = AUXSAMPLE_HIDDEN_NEW;
 	else
 		*form = AUXSAMPLE_HIDDEN_POSITION;
+	if (new && *form != AUXSAMPLE_HIDDEN_NEW)
+		pr_warning("-A %s: this kernel or PMU cannot leave out the trace that samples repeat: --aux-sample-new ignored\n",
+			   spec);
 	return 0;
 }
 
@@ -245,7 +248,7 @@ static int auxsample__choose(const char *spec,
 	*form = AUXSAMPLE_GROUP;
 	if (opts->aux_sample_group)
 		return 0;
-	err = auxsample__form(spec, aux, opts->aux_sample_overlap, form);
+	err = auxsample__form(spec, aux, opts->aux_sample_new, form);
 	if (err || *form == AUXSAMPLE_GROUP)
 		return err;
 

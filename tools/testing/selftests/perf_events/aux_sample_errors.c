@@ -161,7 +161,10 @@ TEST_F(aux_sample_errors, unknown_aux_sample_flags)
 
 	if (_metadata->skip)
 		return;
-	self->attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION << 1;
+	self->attr.aux_sample_flags = PERF_AUX_SAMPLE_NEW << 1;
+	ASSERT_EQ(open_errno(&self->attr, -1), EINVAL);
+	/* New trace is told by positions. */
+	self->attr.aux_sample_flags = PERF_AUX_SAMPLE_NEW;
 	ASSERT_EQ(open_errno(&self->attr, -1), EINVAL);
 
 	/* Only for a hidden sampler. */
@@ -319,7 +322,7 @@ TEST_F(aux_sample_errors, caps_in_sysfs)
 	if (_metadata->skip)
 		return;
 	read_line("/sys/bus/event_source/aux_sample_flags", buf, sizeof(buf));
-	EXPECT_STREQ(buf, "0x1\n");
+	EXPECT_STREQ(buf, "0x3\n");
 	read_line(PTSIM_SYSFS "/caps/aux_sample", buf, sizeof(buf));
 	EXPECT_STREQ(buf, "1\n");
 	read_line(PTSIM_SYSFS "/caps/aux_position", buf, sizeof(buf));
