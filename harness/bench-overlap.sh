@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench-overlap.sh: what -A samples copy against the trace they bring, with
-# samples of new trace only (perf record -A --aux-sample-new, the kernel's
-# PERF_AUX_SAMPLE_NEW) and without (each sample's latest --aux-sample
-# bytes), in one guest boot.  harness/demo/spin.c recorded
+# samples of new trace only (perf record -A's default where the kernel has
+# PERF_AUX_SAMPLE_NEW) and without (--aux-sample-overlap: each sample's
+# latest --aux-sample bytes), in one guest boot.  harness/demo/spin.c recorded
 # with -Aptsim -e cpu-clock:u and with -Aintel_pt -e instructions:u, with
 # 4, 16 and 60 KiB samples, and the mission's 'perf record -Aintel_pt -e
 # cycles:u,instructions:u -- ls /' with 4 KiB, each both ways.  Prints, for
@@ -45,7 +45,7 @@ record() {
 	shift
 	for mode in new overlap; do
 		opt=
-		[ \$mode = new ] && opt=--aux-sample-new
+		[ \$mode = overlap ] && opt=--aux-sample-overlap
 		echo \$rate > /proc/sys/kernel/perf_event_max_sample_rate
 		/usr/bin/time -o /tmp/out/\$name-\$mode.time -f '%U %S' \
 			$perf record -q -o /tmp/r.data \$opt \"\$@\" > /dev/null

@@ -258,17 +258,17 @@ check_lost()
 	fi
 }
 
-# perf record -A ptsim [--aux-sample=SIZE] [--aux-sample-new], perf
-# script, and the checks.  The samples carry positions, and with
-# --aux-sample-new only the trace that is new.
+# perf record -A ptsim [--aux-sample=SIZE] [--aux-sample-overlap], perf
+# script, and the checks.  The samples carry positions, and without
+# --aux-sample-overlap only the trace that is new.
 test_hidden()
 {
 	size=$1
-	new=$2
+	overlap=$2
 
-	echo "--- Test perf record -A ptsim${size:+ --aux-sample=${size}} ${new} ---"
+	echo "--- Test perf record -A ptsim${size:+ --aux-sample=${size}} ${overlap} ---"
 
-	if ! perf record -A ptsim ${size:+--aux-sample=${size}} ${new} \
+	if ! perf record -A ptsim ${size:+--aux-sample=${size}} ${overlap} \
 			-e cpu-clock:u,page-faults:u -o "${perfdata}" -- \
 			"${workload}" ${spin_ms} > "${errfile}" 2>&1 ; then
 		cat "${errfile}"
@@ -279,8 +279,8 @@ test_hidden()
 
 	if [ -z "${size}" ] ; then
 		perf evlist -v -i "${perfdata}" > "${outfile}"
-		flags=0x1
-		[ -n "${new}" ] && flags=0x3
+		flags=0x3
+		[ -n "${overlap}" ] && flags=0x1
 		if ! awk -v type="$(cat "${pmu_dir}/type")" -v flags="${flags}" '
 		/^(cpu-clock|page-faults):u: / {
 			events++
@@ -666,9 +666,9 @@ test_errors()
 }
 
 test_hidden ""
-test_hidden "" --aux-sample-new
+test_hidden "" --aux-sample-overlap
 test_hidden ${small_size}
-test_hidden ${small_size} --aux-sample-new
+test_hidden ${small_size} --aux-sample-overlap
 test_cpu_wide
 test_group
 test_group old

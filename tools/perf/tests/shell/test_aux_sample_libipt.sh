@@ -51,8 +51,10 @@
 # it within $MADE_UP_KB KiB of address space, as it does the same samples
 # in one stream: a decoder per stream (a 64 KiB event buffer each) would
 # need more.  Then the same samples each of a thread of its own, which
-# exits after it, through a pipe: no sample is refused, and as each
-# thread's decoder is freed when it exits, perf script still decodes it in
+# exits after it, from the file (decoded at each thread's exit, for there
+# are no timestamps) and through a pipe: no sample is refused, both give
+# the same events, and as each thread's decoder is set up no sooner than
+# needed and freed when it exits, perf script decodes either in
 # $MADE_UP_KB KiB.
 #
 # TAP on stdout.  Exit status 0 if no test failed, 2 if skipped.
@@ -343,14 +345,20 @@ check_made_up() {
 		"$base.many.err"
 }
 
-# The second: each sample of a thread that exits after it, through a pipe
-# (perf inject), where each sample's trace is decoded as it comes.
+# The second: each sample of a thread that exits after it, from the file
+# and through a pipe (perf inject), where each sample's trace is decoded
+# as it comes.
 check_threads() {
 	local base="$WORK/threads" streams
 
 	made_up "$base.data" --threads &&
 	"$PERF" inject -i "$base.data" -o - > "$base" &&
-	script_in_limit "$base" pipe || return 1
+	script_in_limit "$base" pipe && script_in_limit "$base.data" || return 1
+	# The file's errors come at each thread's exit, the pipe's at its sample
+	if ! cmp -s <(sort "$base.out") <(sort "$base.data.out") ; then
+		echo "# the file and the pipe decode differently"
+		return 1
+	fi
 	streams=$(sed -n 's/^AUX samples: \([0-9]*\),.* streams: \([0-9]*\)$/\1 \2/p' \
 		"$base.err")
 	echo "# samples and streams: $streams"

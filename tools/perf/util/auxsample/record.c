@@ -4,12 +4,11 @@
  * takes, in each of its samples, the latest trace of a hidden AUX event of
  * PMU that the kernel runs for it (attr.aux_sample_type), with the
  * position of that trace in its stream (PERF_AUX_SAMPLE_POSITION) when the
- * PMU can tell it, and then, with --aux-sample-new, only the trace that is
- * new since the sample before (PERF_AUX_SAMPLE_NEW) if the kernel can do
- * that.  A kernel without hidden
- * AUX events gets the same
- * recording in the group-leader form: PMU leads a group of all the events
- * (also asked for with --aux-sample-group).
+ * PMU can tell it, and then only the trace that is new since the sample
+ * before (PERF_AUX_SAMPLE_NEW) if the kernel can do that and
+ * --aux-sample-overlap does not say otherwise.  A kernel without hidden AUX
+ * events gets the same recording in the group-leader form: PMU leads a
+ * group of all the events (also asked for with --aux-sample-group).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -165,9 +164,6 @@ static int auxsample__form(const char *spec, const struct perf_event_attr *aux,
 		*form = AUXSAMPLE_HIDDEN_NEW;
 	else
 		*form = AUXSAMPLE_HIDDEN_POSITION;
-	if (new && *form != AUXSAMPLE_HIDDEN_NEW)
-		pr_warning("-A %s: this kernel or PMU cannot leave out the trace that samples repeat: --aux-sample-new ignored\n",
-			   spec);
 	return 0;
 }
 
@@ -248,7 +244,7 @@ static int auxsample__choose(const char *spec,
 	*form = AUXSAMPLE_GROUP;
 	if (opts->aux_sample_group)
 		return 0;
-	err = auxsample__form(spec, aux, opts->aux_sample_new, form);
+	err = auxsample__form(spec, aux, !opts->aux_sample_overlap, form);
 	if (err || *form == AUXSAMPLE_GROUP)
 		return err;
 

@@ -6,13 +6,16 @@
  *  group:  { ptsim leader, overwrite AUX mmap of 8 pages or more, as many
  *            as the sample size needs; task-clock sampler }
  *  hidden: a task-clock sampler with attr.aux_sample_type = ptsim
+ *  new:    the same with PERF_AUX_SAMPLE_POSITION | PERF_AUX_SAMPLE_NEW,
+ *          each sample taking only the trace written since the one before
  *
  * at aux_sample_size 4, 16 and 60 KiB.  The loop also runs untraced, and
  * traced by a ptsim event alone, which is the trace both forms pay for.
  * For each form: the loop's slowdown against the untraced loop, and the
  * cost per sample, that is the time over the ptsim-alone loop divided by
- * the number of samples.  Then both as ratios hidden/group.  All figures
- * are medians over interleaved rounds of ratios taken within a round.
+ * the number of samples.  Then as ratios hidden/group and new/hidden.  All
+ * figures are medians over interleaved rounds of ratios taken within a
+ * round.
  *
  * Then the latency of opening and closing a hidden sampler while 1, 100
  * and 1000 other users hold hidden events: as many children, each of a
@@ -51,7 +54,10 @@
 static const unsigned int sizes[] = { 4 << 10, 16 << 10, 60 << 10 };
 #define NR_SIZES	ARRAY_SIZE(sizes)
 
-enum form { UNTRACED, PTSIM_ALONE, GROUP, HIDDEN };
+enum form { UNTRACED, PTSIM_ALONE, GROUP, HIDDEN, NEW };
+#define NR_SAMPLING	3	/* GROUP, HIDDEN, NEW */
+
+static const char * const form_name[NR_SAMPLING] = { "group", "hidden", "new" };
 
 struct setup {
 	int			leader;
@@ -128,12 +134,16 @@ static int open_form(enum form f, unsigned int size, struct setup *s)
 			return -1;
 		break;
 	case HIDDEN:
+	case NEW:
 		break;
 	}
 
 	ptsim_sampler_attr(&attr, PERF_COUNT_SW_TASK_CLOCK, PERIOD_NS,
 			   PERF_SAMPLE_IP, size);
-	if (f == HIDDEN) {
+	if (f == NEW)
+		attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION |
+					PERF_AUX_SAMPLE_NEW;
+	if (f != GROUP) {
 		attr.aux_sample_type = ptsim;
 	} else {
 		/* Enabled with its leader. */
@@ -216,25 +226,32 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
-/* The hidden-form comparison with the group-leader form. */
+/* Seconds per sample of @x over the loop traced by the PMU @alone */
+static double sample_cost(const struct result *x, const struct result *alone)
+{
+	return (x->time - alone->time) / (x->samples ?: 1);
+}
+
+/* The hidden forms' comparison with the group-leader form. */
 static void bench_forms(int rounds)
 {
 	static struct result base[MAX_ROUNDS], alone[MAX_ROUNDS];
-	static struct result res[NR_SIZES][2][MAX_ROUNDS];
-	double slow[2][MAX_ROUNDS], cost[2][MAX_ROUNDS];
-	double rslow[MAX_ROUNDS], rcost[MAX_ROUNDS], v[MAX_ROUNDS];
+	static struct result res[NR_SIZES][NR_SAMPLING][MAX_ROUNDS];
+	double slow[NR_SAMPLING][MAX_ROUNDS], cost[NR_SAMPLING][MAX_ROUNDS];
+	double rslow[MAX_ROUNDS], rcost[MAX_ROUNDS], ncost[MAX_ROUNDS];
+	double v[MAX_ROUNDS];
 	uint64_t lost = 0;
 	int r, i, k;
 
-	/* Within a round, every form; the two sampling forms take turns. */
+	/* Within a round, every form; the sampling forms take turns. */
 	for (r = 0; r < rounds; r++) {
 		run(UNTRACED, 0, &base[r]);
 		run(PTSIM_ALONE, sizes[0], &alone[r]);
 		for (i = 0; i < (int)NR_SIZES; i++) {
-			for (k = 0; k < 2; k++) {
-				int f = (k + r) % 2;
+			for (k = 0; k < NR_SAMPLING; k++) {
+				int f = (k + r) % NR_SAMPLING;
 
-				run(f ? HIDDEN : GROUP, sizes[i], &res[i][f][r]);
+				run(GROUP + f, sizes[i], &res[i][f][r]);
 				lost += res[i][f][r].lost;
 			}
 		}
@@ -250,7 +267,7 @@ static void bench_forms(int rounds)
 	printf("%-13s %-8s %10.3f\n", pmu, "alone", median(v, rounds));
 
 	for (i = 0; i < (int)NR_SIZES; i++) {
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < NR_SAMPLING; k++) {
 			for (r = 0; r < rounds; r++) {
 				struct result *x = &res[i][k][r];
 
@@ -261,25 +278,27 @@ static void bench_forms(int rounds)
 				v[r] = x->samples;
 			}
 			printf("%2u KiB %-15s %10.3f %10.0f %12.2f\n",
-			       sizes[i] >> 10, k ? "hidden" : "group",
+			       sizes[i] >> 10, form_name[k],
 			       median(slow[k], rounds), median(v, rounds),
 			       median(cost[k], rounds));
 		}
 	}
 
-	printf("\n%-22s %10s %12s\n", "hidden/group", "slowdown", "us/sample");
+	printf("\n%-22s %10s %12s %12s\n", "hidden/group", "slowdown",
+	       "us/sample", "new/hidden");
 	for (i = 0; i < (int)NR_SIZES; i++) {
 		for (r = 0; r < rounds; r++) {
-			struct result *g = &res[i][0][r], *h = &res[i][1][r];
-			double gc, hc;
+			double gc = sample_cost(&res[i][0][r], &alone[r]);
+			double hc = sample_cost(&res[i][1][r], &alone[r]);
+			double nc = sample_cost(&res[i][2][r], &alone[r]);
 
-			rslow[r] = h->time / g->time;
-			gc = (g->time - alone[r].time) / (g->samples ?: 1);
-			hc = (h->time - alone[r].time) / (h->samples ?: 1);
+			rslow[r] = res[i][1][r].time / res[i][0][r].time;
 			rcost[r] = gc > 0 ? hc / gc : 0;
+			ncost[r] = hc > 0 ? nc / hc : 0;
 		}
-		printf("%2u KiB %-15s %10.3f %12.3f\n", sizes[i] >> 10, "",
-		       median(rslow, rounds), median(rcost, rounds));
+		printf("%2u KiB %-15s %10.3f %12.3f %12.3f\n", sizes[i] >> 10,
+		       "", median(rslow, rounds), median(rcost, rounds),
+		       median(ncost, rounds));
 	}
 	if (lost)
 		printf("\nwarning: %llu samples lost: the figures undercount\n",
