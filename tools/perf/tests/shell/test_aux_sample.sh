@@ -601,8 +601,9 @@ int main(int argc, char *argv[])
 }
 _end_of_file_
 
-	if ! perf record -A ptsim -e cpu-clock:u -o "${perfdata}" -- \
-			"${workload}" 50 > "${errfile}" 2>&1 ; then
+	# Samples of their full size, whose AUX data the garbler can find
+	if ! perf record -A ptsim --aux-sample-overlap -e cpu-clock:u \
+			-o "${perfdata}" -- "${workload}" 50 > "${errfile}" 2>&1 ; then
 		cat "${errfile}"
 		echo "perf record -A ptsim failed"
 		err=1
