@@ -1,17 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh: the project's test run (make check).  checkpatch on the series,
-# then the perf tests $HOST_PERF_TESTS and the emulator's ETE test on the
-# host, then, in two debug-kernel guests side by side, the kselftest
-# suites $SUITES with the emulator's tests $QEMU_TESTS (qemu/tests), and the perf
-# tests $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, each
-# followed by more: the emulator's flow test; a check that the harness
-# itself reports a guest WARNING as a failure, the hardware trace
-# recorder's kselftest in a guest booted with hwtrace=, and its kdump test
-# through an oops and a panic, then the arm64 debug
-# kernel's guest with the kselftest suites $ARM64_SUITES (make
-# selftests-arm64) and the emulator's tests $ARM64_QEMU_TESTS.
+# check.sh: the project's test run (make check).  checkpatch on the series
+# beside the perf tests $HOST_PERF_TESTS and the emulator's ETE test on the
+# host, then, in two lanes of debug-kernel guests side by side: the
+# kselftest suites $SUITES with the emulator's tests $QEMU_TESTS
+# (qemu/tests), the emulator's flow test, a check that the harness itself
+# reports a guest WARNING as a failure and the hardware trace recorder's
+# kselftest in a guest booted with hwtrace=; and the perf tests
+# $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, the recorder's
+# kdump test through an oops and a panic, then the arm64 debug kernel's
+# guest with the kselftest suites $ARM64_SUITES (make selftests-arm64) and
+# the emulator's tests $ARM64_QEMU_TESTS.
 # Ends with "N passed, N failed, N skipped" (each skip is listed with its
 # reason).
 set -uo pipefail
@@ -81,13 +81,9 @@ tap_results() {	# NAME LOG RC
 	fi
 }
 
-echo "== checkpatch"
-while read -r verdict name; do
-	case $verdict in
-	PASS | FAIL) result "$verdict" "$name" ;;
-	*) echo "$verdict $name" ;;
-	esac
-done < <("$repo/harness/checkpatch.sh")
+# checkpatch (one core) runs beside the host's tests (one core).
+"$repo/harness/checkpatch.sh" > "$results/checkpatch.log" 2>&1 &
+checkpatch=$!
 
 # One "perf test -v" run: one result per test it ran (its closing line,
 # "DESCRIPTION: Ok", "...: FAILED!" or "...: Skip (reason)").
@@ -170,18 +166,24 @@ log=$results/ete.log
 sh "$repo/qemu/tests/ete.sh" "$build" > "$log" 2>&1
 tap_results qemu-ete "$log" $?
 
+wait $checkpatch
+echo "== checkpatch"
+while read -r verdict name; do
+	case $verdict in
+	PASS | FAIL) result "$verdict" "$name" ;;
+	*) echo "$verdict $name" ;;
+	esac
+done < "$results/checkpatch.log"
+
 # Each guest is one TCG thread: two at a time use both cores, in two
-# lanes of about the same length (some 25 minutes): the kselftests'
-# guest, then flow.sh's (one vCPU, QEMU logging the blocks it runs);
-# beside them the perf tests' guest, then the harness's own check.
+# lanes of about the same length (some 33 minutes): the kselftests'
+# guest, flow.sh's (one vCPU, QEMU logging the blocks it runs), the
+# harness's own check and the recorder's boot-time guest; beside them the
+# perf tests' guest, the recorder's kdump guests and the arm64 guest.
 {
 	start_guest kselftests "$SUITES" "$QEMU_TESTS" ""
 	start_guest flow "" flow "" \
 		"-smp 1 -d exec,nochain -dfilter 0x10000000..0x10ffffff -D $results/flow/exec.log"
-} &
-kselftests_lane=$!
-{
-	start_guest perf-tests "" "$QEMU_PERF_TESTS" "$PERF_TESTS"
 	"$repo/harness/run-guest.sh" -t 300 -o "$results/warn" \
 		'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT' \
 		> "$results/warn.log" 2>&1
@@ -193,6 +195,10 @@ kselftests_lane=$!
 		"cd $build/selftests/perf_events && ./hwtrace" \
 		> "$results/hwtrace-boot.log" 2>&1
 	echo $? > "$results/hwtrace-boot.rc"
+} &
+kselftests_lane=$!
+{
+	start_guest perf-tests "" "$QEMU_PERF_TESTS" "$PERF_TESTS"
 	hwtrace_kdump oops 'echo ACCESS_NULL > /sys/kernel/debug/provoke-crash/DIRECT'
 	hwtrace_kdump panic 'echo c > /proc/sysrq-trigger'
 	start_guest arm64 "$ARM64_SUITES" "$ARM64_QEMU_TESTS" "" "" arm64
@@ -201,9 +207,9 @@ perf_tests_lane=$!
 wait $kselftests_lane
 guest_results kselftests
 guest_results flow
+tap_results hwtrace-boot "$results/hwtrace-boot.log" "$(cat "$results/hwtrace-boot.rc")"
 wait $perf_tests_lane
 guest_results perf-tests
-tap_results hwtrace-boot "$results/hwtrace-boot.log" "$(cat "$results/hwtrace-boot.rc")"
 for how in oops panic; do
 	tap_results hwtrace-kdump-$how "$results/hwtrace-kdump-$how.log" \
 		"$(cat "$results/hwtrace-kdump-$how.rc")"

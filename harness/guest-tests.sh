@@ -27,7 +27,7 @@ for suite in $2; do
 	limit=$((limit * 5))
 	for prog in $(cat "$dir/tests.list"); do
 		name=$suite.$prog
-		echo "guest-tests: $name"
+		echo "guest-tests: $name ($(date +%T))"
 		(cd "$dir" && timeout -k 5 "$limit" "./$prog") > $out/$name.log 2>&1
 		echo $? > $out/$name.rc
 	done
@@ -37,7 +37,7 @@ done
 [ -z "$2" ] || for d in /sys/kernel/debug/kunit/*/; do
 	[ -f "$d/results" ] || continue
 	name=kunit.$(basename "$d")
-	echo "guest-tests: $name"
+	echo "guest-tests: $name ($(date +%T))"
 	sed -n 's/^    //p' "$d/results" > $out/$name.log
 	echo 0 > $out/$name.rc
 done
@@ -51,7 +51,7 @@ export PERF_TEST_WAIT_SCALE=10
 # takes some 10 minutes beside the perf tests' guest.
 for t in $3; do
 	name=qemu.$t
-	echo "guest-tests: $name"
+	echo "guest-tests: $name ($(date +%T))"
 	timeout -k 5 1200 "$(dirname "$0")/../qemu/tests/$t.sh" "$build" > $out/$name.log 2>&1
 	echo $? > $out/$name.rc
 done
@@ -67,7 +67,7 @@ echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent
 echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate
 echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
 for t in $4; do
-	echo "guest-tests: perf test $t"
+	echo "guest-tests: perf test $t ($(date +%T))"
 	(cd "$build/linux/tools/perf" && timeout -k 5 900 "$build/perf/perf" test -v "$t") \
 		> $out/perf-test.$t.log 2>&1
 	echo $? > $out/perf-test.$t.rc

@@ -21,6 +21,9 @@
  * locked_vm and not to an mm (rb_alloc_kernel()); only samplers of the
  * same user share a hidden event.  The samplers' fdinfo shows them.
  *
+ * A hidden event that samplers made idles while none of them is enabled:
+ * see perf_aux_sample_state().
+ *
  * Locking: aux_hidden_mutex serializes the table of hidden events, their
  * users counts and the original samplers' ->aux_event links.  It is held
  * for lookups in one bucket of the table, keyed by task, CPU and user, and
@@ -255,6 +258,8 @@ static int aux_hidden_prepare(struct perf_event *event, void *data)
 
 	/* Before the buffer: the PMU's ->setup_aux() may look. */
 	event->aux_hidden = h;
+	/* Samplers tell when it runs; the kernel's own copies always do. */
+	event->aux_idles = !!h->sampler;
 	rb = rb_alloc_kernel(event, h->nr_pages, h->user);
 	if (IS_ERR(rb))
 		return PTR_ERR(rb);
@@ -355,6 +360,97 @@ static int aux_hidden_create(struct perf_aux_hidden *new)
 	return 0;
 }
 
+/*
+ * A hidden event that idles (->aux_idles: one that samplers made, not one
+ * of perf_aux_hidden_create_kernel()) is stopped while none of its
+ * samplers is enabled, so that its trace costs nothing while nobody can
+ * sample it.  Each hidden event, and each inherited copy, counts its
+ * enabled samplers (state INACTIVE or ACTIVE) in ->aux_samplers_on: a
+ * link counts the state it finds, and a linked sampler's state changes
+ * only in perf_event_set_state(), under its context's lock, which calls
+ * perf_aux_sample_state().
+ *
+ * Only the CPU that runs the hidden event stops or restarts it, with IRQs
+ * disabled (aux_hidden_idle_check()): when a sampler's state changes
+ * there (an enable or a disable is carried out on the CPU where the task
+ * runs, or on a per-CPU sampler's CPU), when a sampler is scheduled in
+ * there, and when the hidden event itself is (->add() without
+ * PERF_EF_START).  So a sampler enabled from another CPU while its task is
+ * being scheduled in, which may find the hidden event just added stopped,
+ * starts it when it is scheduled in itself; one bound to a CPU where the
+ * task does not run leaves it so until the task's next context switch.
+ *
+ * A restart is told by the trace itself, as after any context switch: a
+ * PSB+ on ptsim, TIP.PGE on Intel PT; the stream's offsets run on, so a
+ * sample after it may hold trace from before the stop.
+ */
+static void aux_hidden_idle_check(struct perf_event *hidden)
+{
+	bool idle;
+
+	if (READ_ONCE(hidden->state) != PERF_EVENT_STATE_ACTIVE ||
+	    READ_ONCE(hidden->oncpu) != smp_processor_id())
+		return;
+	idle = !atomic_read(&hidden->aux_samplers_on);
+	if (idle == hidden->aux_idle)
+		return;
+
+	perf_pmu_disable(hidden->pmu);
+	if (idle)
+		hidden->pmu->stop(hidden, PERF_EF_UPDATE);
+	else
+		hidden->pmu->start(hidden, 0);
+	perf_pmu_enable(hidden->pmu);
+	hidden->aux_idle = idle;
+}
+
+/* Count @sampler, linked to @hidden, if it is enabled. */
+static void aux_hidden_count(struct perf_event *hidden,
+			     const struct perf_event *sampler, int sign)
+{
+	if (hidden->aux_idles && sampler->state >= PERF_EVENT_STATE_INACTIVE)
+		atomic_add(sign, &hidden->aux_samplers_on);
+}
+
+/**
+ * perf_aux_sample_state - let a sampler's new state start or stop its
+ *	hidden AUX event
+ * @sampler: an event with attr.aux_sample_type, still in its old state
+ * @state: the state it goes to
+ *
+ * Context: perf_event_set_state(): @sampler's context lock held, IRQs
+ * disabled.  A hidden event read from the link stays until an RCU grace
+ * period after it is cut.
+ */
+void perf_aux_sample_state(struct perf_event *sampler,
+			   enum perf_event_state state)
+{
+	struct perf_event *hidden = READ_ONCE(sampler->aux_event);
+	bool was = sampler->state >= PERF_EVENT_STATE_INACTIVE;
+	bool on = state >= PERF_EVENT_STATE_INACTIVE;
+
+	if (!hidden || !hidden->aux_idles)
+		return;
+	if (on != was)
+		atomic_add(on ? 1 : -1, &hidden->aux_samplers_on);
+	else if (state != PERF_EVENT_STATE_ACTIVE)
+		return;
+	aux_hidden_idle_check(hidden);
+}
+
+/**
+ * perf_aux_hidden_idle - whether a hidden AUX event is to be added stopped
+ * @event: a hidden event with ->aux_idles, being scheduled in
+ *
+ * Context: event_sched_in(), IRQs disabled.
+ * Return: true while none of its samplers is enabled.
+ */
+bool perf_aux_hidden_idle(struct perf_event *event)
+{
+	event->aux_idle = !atomic_read(&event->aux_samplers_on);
+	return event->aux_idle;
+}
+
 /**
  * perf_aux_sample_attach - give a sampler its hidden AUX event
  * @sampler: a new event with attr.aux_sample_type, not yet installed
@@ -400,7 +496,9 @@ int perf_aux_sample_attach(struct perf_event *sampler,
 		aux_hidden_put(h);
 		return -EOPNOTSUPP;
 	}
+	/* Not in its context yet: its state cannot change under this. */
 	WRITE_ONCE(sampler->aux_event, h->event);
+	aux_hidden_count(h->event, sampler, 1);
 	return 0;
 }
 
@@ -463,6 +561,8 @@ void perf_aux_sample_detach(struct perf_event *sampler)
 	mutex_lock(&aux_hidden_mutex);
 	if (sampler->aux_event) {
 		h = sampler->aux_event->aux_hidden;
+		/* One never installed, or removed, was left enabled */
+		aux_hidden_count(sampler->aux_event, sampler, -1);
 		WRITE_ONCE(sampler->aux_event, NULL);
 	}
 	mutex_unlock(&aux_hidden_mutex);
@@ -602,7 +702,13 @@ void perf_aux_sample_inherit(struct task_struct *child)
 			if (!event->attr.aux_sample_type || !event->parent)
 				continue;
 			hidden = READ_ONCE(event->parent->aux_event);
-			event->aux_event = aux_hidden_child(child, hidden);
+			hidden = aux_hidden_child(child, hidden);
+			/* The parent's enable and disable reach it so. */
+			raw_spin_lock_irq(&ctx->lock);
+			WRITE_ONCE(event->aux_event, hidden);
+			if (hidden)
+				aux_hidden_count(hidden, event, 1);
+			raw_spin_unlock_irq(&ctx->lock);
 		}
 		rcu_read_unlock();
 		mutex_unlock(&ctx->mutex);

@@ -7,14 +7,19 @@ trap 'rm -rf "$tmp"' EXIT
 n=0
 failed=0
 
-check() {	# NAME COMMAND...: ok if COMMAND succeeds, else its output
+# ok if COMMAND succeeds, else its output; each result is preceded by how
+# long it took, as a TAP comment.
+check() {	# NAME COMMAND...
 	name=$1
 	shift
 	n=$((n + 1))
+	start=$(date +%s)
 	if "$@" > "$tmp/out" 2>&1; then
+		echo "# $(($(date +%s) - start)) s"
 		echo "ok $n $name"
 		return 0
 	fi
+	echo "# $(($(date +%s) - start)) s"
 	echo "not ok $n $name"
 	sed 's/^/# /' "$tmp/out"
 	failed=1

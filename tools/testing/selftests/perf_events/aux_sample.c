@@ -1498,6 +1498,67 @@ TEST_F(aux_sample, new_trace_empty_samples)
 	EXPECT_GE(st.empty, NR_TOUCH);
 }
 
+/* The stream ends of the first and the last sample in @m. */
+static void stream_ends(struct __test_metadata *_metadata,
+			struct ptsim_map *m, uint64_t end[2])
+{
+	const size_t hdr = sizeof(struct perf_aux_sample_position);
+	struct perf_aux_sample_position pos;
+	struct ptsim_samples ss = {};
+	uint64_t lost = 0;
+	size_t i;
+
+	ASSERT_GE(ptsim_read_samples(m, PERF_SAMPLE_TID | PERF_SAMPLE_AUX,
+				     &ss, &lost), 0);
+	ASSERT_EQ(lost, 0);
+	ASSERT_GT(ss.nr, 1);
+	for (i = 0; i < ss.nr; i += ss.nr - 1) {
+		ASSERT_GE(ss.s[i].aux.len, hdr);
+		memcpy(&pos, ss.s[i].aux.data, hdr);
+		end[!!i] = pos.offset + pos.size;
+	}
+	ptsim_samples_free(&ss);
+}
+
+#define IDLE_SPIN_MS	400
+
+/*
+ * A hidden event idles while none of its samplers is enabled: its stream
+ * does not grow while the one sampler is disabled, the task spinning all
+ * the while, and goes on when it is enabled again.  Between the last
+ * sample before and the first after, there is then the trace of at most
+ * two sample periods, not that of the spin (less than half of what the
+ * samples before covered, against more than all of it).
+ */
+TEST_F(aux_sample_pmu, idles_while_samplers_disabled)
+{
+	struct env *e = &self->e;
+	struct perf_event_attr attr;
+	uint64_t end[2][2];
+	int run;
+
+	if (_metadata->skip)
+		return;
+	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK,
+		    variant->task_clock_ns, PERF_SAMPLE_TID);
+	attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION;
+	open_sampler(_metadata, e, 0, &attr, 0, -1, DATA_PAGES);
+
+	for (run = 0; run < 2; run++) {
+		if (run)
+			ptsim_spin(IDLE_SPIN_MS);
+		enable(_metadata, e, 1, true);
+		ptsim_spin(IDLE_SPIN_MS);
+		enable(_metadata, e, 1, false);
+		stream_ends(_metadata, &e->map[0], end[run]);
+	}
+	TH_LOG("samples before: %llu bytes; between: %llu",
+	       (unsigned long long)(end[0][1] - end[0][0]),
+	       (unsigned long long)(end[1][0] - end[0][1]));
+	ASSERT_GT(end[0][1], end[0][0]);
+	EXPECT_LT(end[1][0] - end[0][1], (end[0][1] - end[0][0]) / 2);
+}
+
 TEST_F(aux_sample, per_cpu_sampler)
 {
 	struct env *e = &self->e;
