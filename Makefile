@@ -114,10 +114,7 @@ selftests-arm64: kernel-arm64 perf-arm64
 checkpatch: tree
 	harness/checkpatch.sh
 
-# The builds two at a time: each is parallel, but each has serial stretches
-# too (configure, link, downloads) that the other fills.
-check:
-	$(MAKE) -j2 all
+check: all
 	SUITES="$(SELFTESTS)" QEMU_TESTS="$(QEMU_TESTS)" PERF_TESTS="$(PERF_TESTS)" \
 		QEMU_PERF_TESTS="$(QEMU_PERF_TESTS)" ARM64_QEMU_TESTS="$(ARM64_QEMU_TESTS)" \
 		ARM64_SUITES="$(sort $(patsubst %/,%,$(dir $(ARM64_SELFTESTS))))" \

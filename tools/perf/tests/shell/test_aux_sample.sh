@@ -13,10 +13,12 @@
 # as lost trace and no repeat (an overlap of two samples not removed), each
 # thread's in its own function, and before the samples that carried them;
 # that the bytes that perf script -v counts as lost are those that the
-# errors report, also with samples too small to hold all the trace; that
-# with -a, the workload's trace in the streams of the CPUs resolves to its
-# functions; that the group-leader form (--aux-sample-group, which takes
-# terms outside config, and -A on a kernel without hidden AUX events)
+# errors report, also with samples too small to hold all the trace, and
+# with perf record --overwrite, whose rings lose their oldest samples (and
+# which an AUX event itself is refused); that with -a, the workload's
+# trace in the streams of the CPUs resolves to its functions; that the
+# group-leader form (--aux-sample-group, which takes terms outside config,
+# and -A on a kernel without hidden AUX events)
 # records a group led by ptsim, with ptwrites; that -A for a PMU that cannot
 # tell trace positions records hidden AUX samples without them, with
 # ptwrites; that perf script gives an error event for a garbled position
@@ -209,7 +211,7 @@ check_script()
 		}
 		if (lossy) {
 			if (!nr_lost) {
-				printf "No trace lost with %s-byte samples\n", lossy
+				printf "No trace lost with %s\n", lossy
 				errors++
 			}
 			exit errors != 0
@@ -258,6 +260,27 @@ check_lost()
 	fi
 }
 
+# perf script of the recording through check_script() (@lossy: see there)
+# and check_lost(); @what ends the messages of failures.
+check_streams()
+{
+	what=$1
+	lossy=$2
+
+	# -v adds the statistics of each stream to stderr, not to the output
+	perf script -v -i "${perfdata}" --itrace=we \
+		-F tid,cpu,event,synth,ip,sym > "${outfile}" 2> "${errfile}"
+	if ! check_script "${lossy}" ; then
+		echo "Bad ptwrites or samples${what}"
+		err=1
+	fi
+	if ! check_lost "${errfile}" ; then
+		grep '^AUX samples of stream' "${errfile}" || true
+		echo "Lost trace does not add up${what}"
+		err=1
+	fi
+}
+
 # perf record -A ptsim [--aux-sample=SIZE] [--aux-sample-overlap], perf
 # script, and the checks.  The samples carry positions, and without
 # --aux-sample-overlap only the trace that is new.
@@ -295,18 +318,7 @@ test_hidden()
 		fi
 	fi
 
-	# -v adds the statistics of each stream to stderr, not to the output
-	perf script -v -i "${perfdata}" --itrace=we \
-		-F tid,cpu,event,synth,ip,sym > "${outfile}" 2> "${errfile}"
-	if ! check_script "${size}" ; then
-		echo "Bad ptwrites or samples"
-		err=1
-	fi
-	if ! check_lost "${errfile}" ; then
-		grep '^AUX samples of stream' "${errfile}" || true
-		echo "Lost trace does not add up"
-		err=1
-	fi
+	check_streams "" "${size:+${size}-byte samples}"
 	perf script -i "${perfdata}" --itrace=we > /dev/null 2> "${errfile}"
 	if ! check_summary "${errfile}" ; then
 		echo "No right summary of AUX samples without -v"
@@ -323,6 +335,29 @@ check_summary()
 	want="^AUX samples: [0-9]+, [0-9]+ without trace;"
 	want="${want} trace lost between them: ${counted} bytes; streams: ${streams}$"
 	echo "${summary}" | grep -q -E "${want}"
+}
+
+# perf record -A ptsim --overwrite, perf record's flight recorder: rings
+# overwritten oldest first, read at the end, of 64 pages so that they are
+# (a sample there keeps the room of a whole --aux-sample, 4 KiB).
+# The samples that remain hold the streams from some point on; the trace of
+# those overwritten must be reported lost, and what remains decodes with no
+# gap that is not.  An AUX event itself cannot be recorded so (perf writes
+# to its ring, and an overwrite ring is mapped read-only): refused.
+test_overwrite()
+{
+	echo "--- Test perf record -A ptsim --overwrite ---"
+
+	if ! perf record -A ptsim --overwrite -m 64 -e cpu-clock:u \
+			-o "${perfdata}" -- "${workload}" ${spin_ms} \
+			> "${errfile}" 2>&1 ; then
+		cat "${errfile}"
+		echo "perf record -A ptsim --overwrite failed"
+		err=1
+		return
+	fi
+	check_streams " with --overwrite" "overwrite rings"
+	expect_error "cannot use --overwrite" -e ptsim//u --overwrite
 }
 
 # A sysfs for perf record (SYSFS_PATH="${sysfs}"): links to all of /sys
@@ -670,6 +705,7 @@ test_hidden ""
 test_hidden "" --aux-sample-overlap
 test_hidden ${small_size}
 test_hidden ${small_size} --aux-sample-overlap
+test_overwrite
 test_cpu_wide
 test_group
 test_group old
