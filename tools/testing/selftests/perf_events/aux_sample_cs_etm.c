@@ -374,9 +374,9 @@ static void check_samples(struct __test_metadata *_metadata,
 			empty++;
 		else
 			EXPECT_GT(f.ranges, 0)
-				TH_LOG("sample %zu, ip %#llx: no instructions (%s round's first at %#llx)",
+				TH_LOG("sample %zu at %#llx: no instructions (%s %#llx)",
 				       i, (unsigned long long)s->ip,
-				       still ? "none yet since the" : "after the",
+				       still ? "its round began at" : "after some, round at",
 				       (unsigned long long)still_ip);
 		if (f.ranges)
 			still = false;
@@ -414,10 +414,11 @@ static void check_samples(struct __test_metadata *_metadata,
 		TH_LOG("%llu samples end at a full buffer", (unsigned long long)full);
 	/* The check of positions checked something. */
 	EXPECT_GT(shared, 0) TH_LOG("no two samples share trace");
-	TH_LOG("%zu samples in %zu rounds, %llu with trace (%llu at a full buffer, %llu before an instruction), %llu without, %llu B shared",
+	TH_LOG("%zu samples in %zu rounds, %llu with trace, %llu without, %llu B shared",
 	       ss->nr, rounds, (unsigned long long)with_trace,
-	       (unsigned long long)full, (unsigned long long)empty,
 	       (unsigned long long)no_trace, (unsigned long long)shared);
+	TH_LOG("of those with trace: %llu at a full buffer, %llu before an instruction",
+	       (unsigned long long)full, (unsigned long long)empty);
 }
 
 TEST_F(cs_etm_sample, trace_decodes_and_ends_at_sample_ip)
