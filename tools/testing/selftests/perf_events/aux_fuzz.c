@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -972,6 +973,69 @@ static void env_restore(const struct fuzz_env *e)
 }
 
 /*
+ * The environment is put back by a keeper, not by the test that changed
+ * it: the harness kills a test's process group when the test times out,
+ * and the test's teardown does not run then.  The keeper, in a process
+ * group of its own, restores it once every process of the run has closed
+ * the write end of the pipe it waits on (they all inherit it).  It holds
+ * lock_path's lock from before the environment was saved until it is
+ * restored, so that no run saves what one before it left changed.
+ */
+static const char lock_path[] = "/tmp/aux_fuzz.lock";
+
+/* Wait for the environment to be ours: the lock's fd, or -1. */
+static int env_lock(void)
+{
+	int fd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+		      0600);
+
+	if (fd >= 0 && flock(fd, LOCK_EX)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Hand @e and @lock to a keeper: the write end of its pipe, for this
+ * process to hold until the run ends; or -1, the lock still ours.
+ */
+static int env_keep(const struct fuzz_env *e, int lock)
+{
+	int keep[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(keep, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		/* Out of the test's group before the keeper exists. */
+		if (setpgid(0, 0) || fork())
+			_exit(0);
+		close(keep[1]);
+		while (read(keep[0], &c, 1) < 0 && errno == EINTR)
+			;
+		env_restore(e);
+		_exit(0);
+	}
+	close(keep[0]);
+	if (pid < 0 || waitpid(pid, NULL, 0) != pid) {
+		close(keep[1]);
+		return -1;
+	}
+	close(lock);
+	return keep[1];
+}
+
+/* End a run kept by @keep: once this returns, its environment is back. */
+static void env_release(int keep)
+{
+	close(keep);
+	close(env_lock());
+}
+
+/*
  * Keep a process of each user alive until pipe @hold's write end closes
  * (not a child of ours: its parent exits before we become a subreaper),
  * so that a charge leaked to a user outlives the run's processes with the
@@ -1101,12 +1165,15 @@ static int self_init(void)
 FIXTURE(aux_fuzz)
 {
 	struct fuzz_env	env;
-	bool		saved;
+	int		keep;
 	char		why[128];
 };
 
 FIXTURE_SETUP(aux_fuzz)
 {
+	int lock, applied;
+
+	self->keep = -1;
 	if (ptsim_type() < 0)
 		SKIP(return, "no ptsim PMU (CONFIG_PTSIM)");
 	if (!ptsim_can_sample())
@@ -1114,15 +1181,23 @@ FIXTURE_SETUP(aux_fuzz)
 	if (geteuid())
 		SKIP(return, "needs root: sysctls, knobs, users");
 	ASSERT_EQ(self_init(), 0);
+	lock = env_lock();
+	ASSERT_GE(lock, 0);
 	ASSERT_EQ(env_save(&self->env), 0);
-	self->saved = true;
-	ASSERT_EQ(env_apply(), 0);
+	applied = env_apply();
+	self->keep = env_keep(&self->env, lock);
+	if (self->keep < 0) {
+		env_restore(&self->env);
+		close(lock);
+	}
+	ASSERT_GE(self->keep, 0);
+	ASSERT_EQ(applied, 0);
 }
 
 FIXTURE_TEARDOWN(aux_fuzz)
 {
-	if (self->saved)
-		env_restore(&self->env);
+	if (self->keep >= 0)
+		env_release(self->keep);
 }
 
 static void print_stats(uint64_t seed, double secs)
@@ -1170,15 +1245,18 @@ static int long_main(int argc, char **argv)
 	uint64_t seed = strtoull(argv[2], NULL, 0);
 	const char *failed;
 	struct fuzz_env env;
+	int lock, keep;
 	char why[128];
 	bool users;
 	double t;
 
-	if (self_init() || env_save(&env)) {
+	lock = env_lock();
+	if (self_init() || lock < 0 || env_save(&env)) {
 		fprintf(stderr, "aux_fuzz: needs root and ptsim\n");
 		return 2;
 	}
-	if (env_apply()) {
+	keep = env_apply() ? -1 : env_keep(&env, lock);
+	if (keep < 0) {
 		env_restore(&env);
 		fprintf(stderr, "aux_fuzz: cannot set up %s\n", work_dir);
 		return 2;
@@ -1187,7 +1265,7 @@ static int long_main(int argc, char **argv)
 	users = argc == 6 && !strcmp(argv[5], "--users");
 	failed = fuzz(seed, strtoul(argv[4], NULL, 0), users, why,
 		      sizeof(why));
-	env_restore(&env);
+	env_release(keep);
 	print_stats(seed, ptsim_now() - t);
 	if (failed)
 		printf("# failed: %s\n", failed);

@@ -3,8 +3,8 @@
  * PR_SET_CORE_TRACE with ptsim: each thread keeps its latest trace, and a
  * core dump holds it in an NT_PERF_TRACE note per thread.
  *
- * A crashing child spins in spin_early() until a timer fires, then in
- * spin_late() about as long, then writes through NULL; its note must hold
+ * A crashing child spins in spin_early() until a timer of its own CPU
+ * time fires, then in spin_late() about as long, then writes through NULL; its note must hold
  * ptsim's records of spin_late() alone, without a gap, newest last.  The
  * crash cases point kernel.core_pattern at a directory of their own, or
  * pipe the core to this program (--save FILE), and put the pattern back.
@@ -21,13 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <linux/elf.h>
 #include <intel-pt.h>
@@ -36,7 +36,7 @@
 #include "ptsim_lib.h"
 
 #define TRACE_SIZE	4096
-#define TICK_US		200000
+#define TICK_US		500000
 #define MAX_NOTES	16
 
 static int ticks;
@@ -155,14 +155,28 @@ static void set_core_limit(rlim_t core)
 		_exit(103);
 }
 
-/* RLIMIT_CORE @core, and the ticks that end the spins */
+/*
+ * RLIMIT_CORE @core, and the tick that ends spin_early(): after TICK_US of
+ * the calling thread's own CPU time, so that however many tasks share its
+ * CPU, the spins run long enough for ptsim's records of them to fill a
+ * note (half a second: under TCG, on a host with twice as many busy
+ * threads as CPUs, ptsim's ticks came some 20 times less often than
+ * every 100 us).
+ */
 static void start_spins(rlim_t core)
 {
-	struct itimerval it = { .it_value = { 0, TICK_US } };
+	struct itimerspec its = { .it_value = { 0, TICK_US * 1000 } };
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGALRM,
+	};
+	timer_t timer;
 
 	set_core_limit(core);
 	signal(SIGALRM, on_tick);
-	setitimer(ITIMER_REAL, &it, NULL);
+	sev._sigev_un._tid = syscall(SYS_gettid);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer) ||
+	    timer_settime(timer, 0, &its, NULL))
+		_exit(105);
 }
 
 /* The spins, then SIGSEGV, with RLIMIT_CORE @core; never returns. */
@@ -191,9 +205,16 @@ static void spin_and_abort(void)
 }
 
 /* A thread of a crashing process: its tid, once it spins. */
+/*
+ * Threads that spin until the dump stops them, and the one that crashes,
+ * start together: it waits blocked, so that its note has only its spins.
+ */
+static pthread_barrier_t spinners;
+
 static void *spinning_thread(void *arg)
 {
-	__atomic_store_n((pid_t *)arg, syscall(SYS_gettid), __ATOMIC_RELAXED);
+	*(pid_t *)arg = syscall(SYS_gettid);
+	pthread_barrier_wait(&spinners);
 	spin_forever();
 	return NULL;
 }
@@ -699,15 +720,14 @@ TEST_F(core_trace, every_thread_has_a_note)
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		/* One thread before the prctl, one after. */
+		pthread_barrier_init(&spinners, NULL, 3);
 		if (pthread_create(&thread, NULL, spinning_thread, &tids[0]))
 			_exit(102);
 		if (set_core_trace(self->type, 0, TRACE_SIZE, 0))
 			_exit(101);
 		if (pthread_create(&thread, NULL, spinning_thread, &tids[1]))
 			_exit(102);
-		while (!__atomic_load_n(&tids[0], __ATOMIC_RELAXED) ||
-		       !__atomic_load_n(&tids[1], __ATOMIC_RELAXED))
-			;
+		pthread_barrier_wait(&spinners);
 		spin_and_crash(RLIM_INFINITY);
 	}
 	wait_core(_metadata, self->dir, pid, &cn);
@@ -837,7 +857,6 @@ static void crash_after_exec(void)
 	spin_and_crash(RLIM_INFINITY);
 }
 
-/* The setting stays across exec (one that keeps the process dumpable). */
 /*
  * An exec starts the trace afresh: a child with 32 KiB of trace spins long
  * enough to fill that (some 400 ms of ptsim's records every 100 us), then
