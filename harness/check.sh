@@ -11,7 +11,8 @@
 # $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, the recorder's
 # kdump test through an oops and a panic, then the arm64 debug kernel's
 # guest with the kselftest suites $ARM64_SUITES (make selftests-arm64) and
-# the emulator's tests $ARM64_QEMU_TESTS.
+# the emulator's tests $ARM64_QEMU_TESTS, whose -Acs_etm recordings the
+# host decodes for their parity check.
 # Ends with "N passed, N failed, N skipped" (each skip is listed with its
 # reason).
 set -uo pipefail
@@ -215,6 +216,11 @@ for how in oops panic; do
 		"$(cat "$results/hwtrace-kdump-$how.rc")"
 done
 guest_results arm64
+echo "== on the host: qemu/tests/cs_etm_parity.sh (the arm64 guest's recordings)"
+log=$results/cs_etm_parity.log
+sh "$repo/qemu/tests/cs_etm_parity.sh" "$build" "$results/arm64/cs_etm_parity" \
+	> "$log" 2>&1
+tap_results qemu-cs_etm_parity "$log" $?
 
 echo "== harness"
 if [ "$(cat "$results/warn.rc")" = 1 ] &&

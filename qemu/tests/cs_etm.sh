@@ -5,7 +5,8 @@
 # stock ETE and TRBE drivers on TCG's ETE and TRBE (qemu/0009, 0010), and
 # perf's cs_etm on them, decoded by perf with OpenCSD: the instructions of
 # a known program exactly, upstream's own CoreSight test, and perf record
-# -Acs_etm's.  TAP.
+# -Acs_etm's; and recordings that cs_etm_parity.sh checks on the host.
+# TAP.
 . "$(dirname "$0")/lib/guest.sh"
 perf=$1/perf-arm64/perf
 tests=$1/arm64-tests
@@ -62,9 +63,26 @@ aux_sample() {
 	perf_test 'perf record -A cs_etm'
 }
 
+# The recordings of the parity check, which the host decodes
+# (cs_etm_parity.sh: gapcmp.py needs Python, which this guest has not):
+# lfsr's full trace, and -A samples of cpu-clock every 200 us of 4 KiB,
+# too small for the trace between them, and of 60000 bytes, which hold it.
+parity() {
+	dir=/tmp/out/cs_etm_parity
+	mkdir -p "$dir" &&
+	"$perf" record -q -o "$dir/full.data" -e cs_etm//u --per-thread \
+		"$tests/lfsr" &&
+	for size in 4096 60000; do
+		"$perf" record -q -o "$dir/aux$size.data" -Acs_etm \
+			--aux-sample=$size -e cpu-clock/period=200000/u \
+			"$tests/lfsr" || return 1
+	done
+}
+
 check "the ETE and TRBE drivers probe" probed
 check "perf record -e cs_etm//u decodes a loop's instructions exactly" instructions
 check "upstream's test_arm_coresight.sh" upstream
 check "perf record -Acs_etm decodes as a full recording (test_arm_coresight_aux_sample.sh)" aux_sample
+check "perf record -Acs_etm and -e cs_etm//u of lfsr, for the host's parity check" parity
 echo "1..$n"
 exit $failed
