@@ -10,7 +10,10 @@
  *          each sample taking only the trace written since the one before
  *
  * at aux_sample_size 4, 16 and 60 KiB.  The loop also runs untraced, and
- * traced by a ptsim event alone, which is the trace both forms pay for.
+ * traced by a ptsim event alone, which is the trace both forms pay for,
+ * and beside a hidden sampler that stays disabled, whose hidden event must
+ * idle: its slowdown against the untraced loop is what an idle hidden
+ * event costs.
  * For each form: the loop's slowdown against the untraced loop, and the
  * cost per sample, that is the time over the ptsim-alone loop divided by
  * the number of samples.  Then as ratios hidden/group and new/hidden.  All
@@ -54,7 +57,7 @@
 static const unsigned int sizes[] = { 4 << 10, 16 << 10, 60 << 10 };
 #define NR_SIZES	ARRAY_SIZE(sizes)
 
-enum form { UNTRACED, PTSIM_ALONE, GROUP, HIDDEN, NEW };
+enum form { UNTRACED, PTSIM_ALONE, GROUP, HIDDEN, NEW, IDLE };
 #define NR_SAMPLING	3	/* GROUP, HIDDEN, NEW */
 
 static const char * const form_name[NR_SAMPLING] = { "group", "hidden", "new" };
@@ -135,6 +138,7 @@ static int open_form(enum form f, unsigned int size, struct setup *s)
 		break;
 	case HIDDEN:
 	case NEW:
+	case IDLE:
 		break;
 	}
 
@@ -199,7 +203,8 @@ static void run(enum form f, unsigned int size, struct result *r)
 		flags = PERF_IOC_FLAG_GROUP;
 	memset(r, 0, sizeof(*r));
 
-	if (fd >= 0)
+	/* An idle sampler is never enabled, so its hidden event idles. */
+	if (fd >= 0 && f != IDLE)
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, flags);
 	t0 = now();
 	for (done = 0; done < WORK; done += CHUNK) {
@@ -207,7 +212,7 @@ static void run(enum form f, unsigned int size, struct result *r)
 		drain(&s, r);
 	}
 	r->time = now() - t0;
-	if (fd >= 0)
+	if (fd >= 0 && f != IDLE)
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, flags);
 	drain(&s, r);
 	close_form(&s);
@@ -236,6 +241,7 @@ static double sample_cost(const struct result *x, const struct result *alone)
 static void bench_forms(int rounds)
 {
 	static struct result base[MAX_ROUNDS], alone[MAX_ROUNDS];
+	static struct result idle[MAX_ROUNDS];
 	static struct result res[NR_SIZES][NR_SAMPLING][MAX_ROUNDS];
 	double slow[NR_SAMPLING][MAX_ROUNDS], cost[NR_SAMPLING][MAX_ROUNDS];
 	double rslow[MAX_ROUNDS], rcost[MAX_ROUNDS], ncost[MAX_ROUNDS];
@@ -247,6 +253,7 @@ static void bench_forms(int rounds)
 	for (r = 0; r < rounds; r++) {
 		run(UNTRACED, 0, &base[r]);
 		run(PTSIM_ALONE, sizes[0], &alone[r]);
+		run(IDLE, sizes[NR_SIZES - 1], &idle[r]);
 		for (i = 0; i < (int)NR_SIZES; i++) {
 			for (k = 0; k < NR_SAMPLING; k++) {
 				int f = (k + r) % NR_SAMPLING;
@@ -265,6 +272,10 @@ static void bench_forms(int rounds)
 	printf("%-22s %10s %10s %12s\n", "", "slowdown", "samples",
 	       "us/sample");
 	printf("%-13s %-8s %10.3f\n", pmu, "alone", median(v, rounds));
+	for (r = 0; r < rounds; r++)
+		v[r] = idle[r].time / base[r].time;
+	printf("%2u KiB %-15s %10.3f\n", sizes[NR_SIZES - 1] >> 10,
+	       "idle sampler", median(v, rounds));
 
 	for (i = 0; i < (int)NR_SIZES; i++) {
 		for (k = 0; k < NR_SAMPLING; k++) {
