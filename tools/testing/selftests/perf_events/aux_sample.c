@@ -1498,45 +1498,6 @@ TEST_F(aux_sample, new_trace_empty_samples)
 	EXPECT_GE(st.empty, NR_TOUCH);
 }
 
-#define OVERWRITE_SPIN_MS	1000	/* some 100 samples: no wrap */
-
-/*
- * An overwrite ring, written backward (perf record --overwrite), gives
- * back what a sample of new trace only leaves of its room, as a forward
- * ring does: read from its head, each sample is as long as its trace,
- * and their trace laid end to end is the stream, without a gap.
- */
-TEST_F(aux_sample, new_trace_in_overwrite_ring)
-{
-	const uint64_t sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_AUX;
-	struct env *e = &self->e;
-	struct perf_event_attr attr;
-	struct ptsim_samples ss = {};
-	struct pos_stats st;
-	struct hidden h;
-
-	if (_metadata->skip)
-		return;
-	hidden_attr(&attr, e->type, PERF_COUNT_SW_TASK_CLOCK, TASK_CLOCK_NS,
-		    PERF_SAMPLE_TID);
-	attr.aux_sample_flags = PERF_AUX_SAMPLE_POSITION | PERF_AUX_SAMPLE_NEW;
-	attr.write_backward = 1;
-	open_sampler(_metadata, e, 0, &attr, 0, -1, 0);
-	ASSERT_EQ(ptsim_map_backward(e->fd[0], &e->map[0], DATA_PAGES), 0);
-	hidden_info(_metadata, e, e->fd[0], &h);
-
-	enable(_metadata, e, 1, true);
-	ptsim_spin(OVERWRITE_SPIN_MS);
-	enable(_metadata, e, 1, false);
-
-	ASSERT_GT(ptsim_read_backward(&e->map[0], sample_type, &ss), 1);
-	check_positions(_metadata, &ss, h.id, true, &st);
-	EXPECT_EQ(st.kept, 0) TH_LOG("%zu of %zu samples kept their room",
-				     st.kept, ss.nr);
-	EXPECT_EQ(st.gaps, 0);
-	ptsim_samples_free(&ss);
-}
-
 /* The stream ends of the first and the last sample in @m. */
 static void stream_ends(struct __test_metadata *_metadata,
 			struct ptsim_map *m, uint64_t end[2])

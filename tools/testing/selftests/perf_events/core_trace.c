@@ -159,9 +159,9 @@ static void set_core_limit(rlim_t core)
  * RLIMIT_CORE @core, and the tick that ends spin_early(): after TICK_US of
  * the calling thread's own CPU time, so that however many tasks share its
  * CPU, the spins run long enough for ptsim's records of them to fill a
- * note (half a second: under TCG, on a host with twice as many busy
- * threads as CPUs, ptsim's ticks came some 20 times less often than
- * every 100 us).
+ * note.  Half a second: a TCG guest whose CPUs are all busy delivers
+ * ptsim's ticks less often than every 100 us (some 40 times less, with
+ * three more busy tasks than its two CPUs).
  */
 static void start_spins(rlim_t core)
 {

@@ -94,21 +94,6 @@ int ptsim_map(int fd, struct ptsim_map *m, size_t data_pages,
 	return 0;
 }
 
-/* @m, @data_pages of ring mapped read-only: an overwrite ring, no AUX */
-int ptsim_map_backward(int fd, struct ptsim_map *m, size_t data_pages)
-{
-	size_t page = sysconf(_SC_PAGESIZE);
-	void *p;
-
-	memset(m, 0, sizeof(*m));
-	m->data_size = data_pages * page;
-	p = mmap(NULL, page + m->data_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	m->pg = p;
-	return 0;
-}
-
 void ptsim_unmap(struct ptsim_map *m)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
@@ -381,19 +366,24 @@ static int parse_sample(const uint8_t *rec, size_t size, uint64_t type,
 }
 
 /*
- * Read the records of @m from offset @from to @to, which must end one:
- * see ptsim_read_samples().  Returns the offset read up to in @at.
+ * Read the records from data_tail to data_head of @m, the ring buffer of an
+ * event that samples @sample_type (bits of PTSIM_SAMPLE_TYPES only), and
+ * hand the space back to the kernel.  Each PERF_RECORD_SAMPLE is appended
+ * to @ss, or only counted if @ss is NULL; the samples PERF_RECORD_LOST
+ * reports are added to @lost, if not NULL.  Returns the number of samples
+ * read, -EINVAL for a sample_type it does not parse, -EPROTO for a record
+ * that is not what that sample_type makes, or -ENOMEM.
  */
-static int read_records(struct ptsim_map *m, uint64_t from, uint64_t to,
-			uint64_t sample_type, struct ptsim_samples *ss,
-			uint64_t *lost, uint64_t *at)
+int ptsim_read_samples(struct ptsim_map *m, uint64_t sample_type,
+		       struct ptsim_samples *ss, uint64_t *lost)
 {
+	uint64_t head = __atomic_load_n(&m->pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = m->pg->data_tail;
 	const uint8_t *data = ptsim_data(m);
 	struct perf_event_header hdr;
 	uint8_t *rec = NULL;
 	int nr = 0, err = 0;
 
-	*at = from;
 	if (sample_type & ~PTSIM_SAMPLE_TYPES)
 		return -EINVAL;
 	/* A record is at most U16_MAX bytes long. */
@@ -403,9 +393,9 @@ static int read_records(struct ptsim_map *m, uint64_t from, uint64_t to,
 			return -ENOMEM;
 	}
 
-	for (; (int64_t)(to - from) > 0; from += hdr.size) {
-		ptsim_ring_read(data, m->data_size, from, &hdr, sizeof(hdr));
-		if (hdr.size < sizeof(hdr) || hdr.size > to - from) {
+	for (; tail < head; tail += hdr.size) {
+		ptsim_ring_read(data, m->data_size, tail, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || hdr.size > head - tail) {
 			err = -EPROTO;
 			break;
 		}
@@ -417,7 +407,7 @@ static int read_records(struct ptsim_map *m, uint64_t from, uint64_t to,
 				err = -EPROTO;
 				break;
 			}
-			ptsim_ring_read(data, m->data_size, from + sizeof(hdr),
+			ptsim_ring_read(data, m->data_size, tail + sizeof(hdr),
 					id_lost, sizeof(id_lost));
 			*lost += id_lost[1];
 		}
@@ -432,7 +422,7 @@ static int read_records(struct ptsim_map *m, uint64_t from, uint64_t to,
 			perror("realloc");
 			exit(1);
 		}
-		ptsim_ring_read(data, m->data_size, from, rec, hdr.size);
+		ptsim_ring_read(data, m->data_size, tail, rec, hdr.size);
 		err = parse_sample(rec, hdr.size, sample_type, &ss->s[ss->nr]);
 		if (err) {
 			ptsim_stream_free(&ss->s[ss->nr].aux);
@@ -440,58 +430,9 @@ static int read_records(struct ptsim_map *m, uint64_t from, uint64_t to,
 		}
 		ss->nr++;
 	}
-	*at = from;
+	__atomic_store_n(&m->pg->data_tail, tail, __ATOMIC_RELEASE);
 	free(rec);
 	return err ? err : nr;
-}
-
-/*
- * Read the records from data_tail to data_head of @m, the ring buffer of an
- * event that samples @sample_type (bits of PTSIM_SAMPLE_TYPES only), and
- * hand the space back to the kernel.  Each PERF_RECORD_SAMPLE is appended
- * to @ss, or only counted if @ss is NULL; the samples PERF_RECORD_LOST
- * reports are added to @lost, if not NULL.  Returns the number of samples
- * read, -EINVAL for a sample_type it does not parse, -EPROTO for a record
- * that is not what that sample_type makes, or -ENOMEM.
- */
-int ptsim_read_samples(struct ptsim_map *m, uint64_t sample_type,
-		       struct ptsim_samples *ss, uint64_t *lost)
-{
-	uint64_t head = __atomic_load_n(&m->pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail;
-	int nr;
-
-	nr = read_records(m, m->pg->data_tail, head, sample_type, ss, lost,
-			  &tail);
-	__atomic_store_n(&m->pg->data_tail, tail, __ATOMIC_RELEASE);
-	return nr;
-}
-
-/*
- * Read the records of @m, an overwrite ring written backward
- * (attr.write_backward, ptsim_map_backward()) that has not wrapped: from
- * its head, the newest record, to the end of what was written, offset 0.
- * The samples go to @ss as ptsim_read_samples() puts them, oldest first.
- * Returns what it does, or -EOVERFLOW if the ring wrapped.
- */
-int ptsim_read_backward(struct ptsim_map *m, uint64_t sample_type,
-			struct ptsim_samples *ss)
-{
-	uint64_t head = __atomic_load_n(&m->pg->data_head, __ATOMIC_ACQUIRE);
-	size_t first = ss ? ss->nr : 0, i, j;
-	uint64_t at;
-	int nr;
-
-	if (-head > m->data_size)
-		return -EOVERFLOW;
-	nr = read_records(m, head, 0, sample_type, ss, NULL, &at);
-	for (i = first, j = ss ? ss->nr : 0; ss && i + 1 < j; i++, j--) {
-		struct ptsim_sample t = ss->s[i];
-
-		ss->s[i] = ss->s[j - 1];
-		ss->s[j - 1] = t;
-	}
-	return nr;
 }
 
 void ptsim_samples_free(struct ptsim_samples *ss)

@@ -69,7 +69,6 @@ void ptsim_attr(struct perf_event_attr *attr, int type, uint64_t config,
 int ptsim_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group);
 int ptsim_map(int fd, struct ptsim_map *m, size_t data_pages,
 	      size_t aux_pages, bool overwrite);
-int ptsim_map_backward(int fd, struct ptsim_map *m, size_t data_pages);
 void ptsim_unmap(struct ptsim_map *m);
 void ptsim_ring_read(const uint8_t *ring, size_t size, uint64_t off,
 		     void *to, size_t len);
@@ -132,8 +131,6 @@ struct ptsim_ranges {
 
 int ptsim_read_samples(struct ptsim_map *m, uint64_t sample_type,
 		       struct ptsim_samples *ss, uint64_t *lost);
-int ptsim_read_backward(struct ptsim_map *m, uint64_t sample_type,
-			struct ptsim_samples *ss);
 void ptsim_samples_free(struct ptsim_samples *ss);
 int ptsim_sample_trace(const struct ptsim_sample *s, struct ptsim_trace *t,
 		       const struct ptsim_ranges *text);
