@@ -6,7 +6,8 @@
 # recordings (bench-decode.sh), what a sample costs it against the
 # number of streams (bench-streams.sh), and what -A samples copy against
 # the trace they bring, of new trace only and overlapping
-# (bench-overlap.sh).
+# (bench-overlap.sh), and what the hardware trace recorder costs a
+# kernel-heavy workload and a live read (bench-recorder.sh).
 # Figures are ratios within one run, never absolute times.
 set -euo pipefail
 
@@ -17,3 +18,4 @@ bench=$build/selftests/perf_events
 "$repo/harness/bench-decode.sh"
 "$repo/harness/bench-streams.sh"
 "$repo/harness/bench-overlap.sh"
+"$repo/harness/bench-recorder.sh"
