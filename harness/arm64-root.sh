@@ -69,3 +69,6 @@ for src in "$repo"/qemu/tests/*.arm64.S; do
 	aarch64-linux-gnu-gcc -nostdlib -static -o "$tests/$name" "$src"
 	aarch64-linux-gnu-nm "$tests/$name" > "$tests/$name.sym"
 done
+# make bench's slowdown.sh: the loop long enough to time
+aarch64-linux-gnu-gcc -nostdlib -static -DLOOPS=5000000 -o "$tests/loop_long" \
+	"$repo/qemu/tests/loop.arm64.S"

@@ -15,6 +15,8 @@ set -euo pipefail
 bench=$build/selftests/perf_events
 "$repo/harness/run-guest.sh" -k "$build/kernel/arch/x86/boot/bzImage" -t 2400 \
 	"$bench/ptsim_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} && $bench/aux_sample_bench ${ROUNDS:-5} forms intel_pt && $bench/core_trace_bench ${ROUNDS:-5} && $bench/core_trace_bench ${ROUNDS:-5} intel_pt && $repo/qemu/bench/slowdown.sh $build"
+# The emulated ETE's cost, in the arm64 guest (its kernel is the debug one)
+"$repo/harness/run-guest.sh" -a arm64 -t 900 "sh $repo/qemu/bench/slowdown.sh $build"
 "$repo/harness/bench-decode.sh"
 "$repo/harness/bench-streams.sh"
 "$repo/harness/bench-overlap.sh"

@@ -4,7 +4,9 @@
  * counted loop (its B.NE, loop_branch, taken LOOPS - 1 times back to
  * loop_top, then not), then exit(0).  2 * LOOPS + 4 instructions.
  */
+#ifndef LOOPS
 #define LOOPS	10000
+#endif
 
 	.globl	_start, loop_top, loop_branch
 _start:
