@@ -4,7 +4,7 @@
 # cs_etm_parity.sh BUILD DIR: pt.sh's parity checks for -Acs_etm, on the
 # recordings cs_etm.sh made in the arm64 guest (DIR, its output's
 # cs_etm_parity), decoded here by the host's perf with OpenCSD (the
-# guest's perf decodes the same, at a fortieth of the speed) and compared
+# guest's perf decodes the same, a hundred times slower) and compared
 # by gapcmp.py, which the guest has no Python for.  The samples'
 # branches of lfsr.arm64.S are a full trace's, but for gaps, each where
 # perf reports lost trace: with 4 KiB samples, too small for the trace
