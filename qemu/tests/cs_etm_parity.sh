@@ -14,9 +14,11 @@
 perf=$1/perf/perf
 dir=$2
 
-branches() {	# NAME
+branches() {	# NAME, decoded once
+	[ -s "$tmp/$1.b" ] && return
 	"$perf" script -i "$dir/$1.data" --itrace=be -F event,ip,addr \
-		> "$tmp/$1.b" 2> "$tmp/$1.err" || { cat "$tmp/$1.err"; return 1; }
+		> "$tmp/$1.b" 2> "$tmp/$1.err" ||
+		{ cat "$tmp/$1.err"; rm -f "$tmp/$1.b"; return 1; }
 }
 
 losses() {
