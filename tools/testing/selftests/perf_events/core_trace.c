@@ -4,8 +4,9 @@
  * core dump holds it in an NT_PERF_TRACE note per thread.
  *
  * A crashing child spins in spin_early() until a timer of its own CPU
- * time fires, then in spin_late() about as long, then writes through NULL; its note must hold
- * ptsim's records of spin_late() alone, without a gap, newest last.  The
+ * time fires, then in spin_late() about as long, then writes through
+ * NULL; its note must hold ptsim's records of spin_late() alone, without
+ * a gap, newest last.  The
  * crash cases point kernel.core_pattern at a directory of their own, or
  * pipe the core to this program (--save FILE), and put the pattern back.
  *
@@ -204,10 +205,11 @@ static void spin_and_abort(void)
 	abort_now();
 }
 
-/* A thread of a crashing process: its tid, once it spins. */
 /*
- * Threads that spin until the dump stops them, and the one that crashes,
- * start together: it waits blocked, so that its note has only its spins.
+ * A thread of a crashing process: its tid, then it spins until the dump
+ * stops it.  The spinners and the thread that crashes start together at
+ * the barrier: that one waits blocked, so that its note has only its
+ * spins.
  */
 static pthread_barrier_t spinners;
 
