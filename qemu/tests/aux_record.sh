@@ -3,8 +3,8 @@
 #
 # aux_record.sh BUILD: perf record -Aintel_pt, on TCG's Intel PT, in perf
 # record's other ways of choosing what to record: --per-thread, -p,
-# inherited by the children of a command, --switch-output; and perf
-# report's decoding of such a recording.  pt.sh has the exactness of
+# inherited by the children of a command, --switch-output by size and by
+# signal; and perf report's decoding of such a recording.  pt.sh has the exactness of
 # positions and decoding for the plain case.  TAP.
 . "$(dirname "$0")/lib/guest.sh"
 lloops=1000000
@@ -93,9 +93,9 @@ inherit() {
 # (aux_stream.py), make up the hidden event's stream with no byte left
 # out, and the first file decodes on its own to the loop's flow from its
 # start, with no error but the report that the trace after its last sample
-# is in none of its samples (it is in the next file's).  (The files after it lack the mmaps that perf record synthesizes
-# at the start, as for a full Intel PT trace: perf cannot decode them on
-# their own.)  perf's buffer (-m 128: 512 KiB) holds all the samples, and
+# is in none of its samples (it is in the next file's).  (Whether later
+# files have samples depends on when perf reads: switch_signal() decodes
+# them.)  perf's buffer (-m 128: 512 KiB) holds all the samples, and
 # perf reads it when half full, so the first switch comes before the end.
 switch_output() {
 	mkdir "$tmp/so" &&
@@ -115,6 +115,64 @@ switch_output() {
 	[ "$insns" -gt 100000 ]
 }
 
+# Whether COMMAND... succeeds within 60 s, tried every 0.1 s.
+await() {
+	tries=600
+	until "$@"; do
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || { echo "not so after 60 s: $*"; return 1; }
+		sleep 0.1
+	done
+}
+
+# Whether the task named COMM is blocked in read(2).
+in_read() {	# COMM
+	pid=$(pgrep -x "$1") && read -r nr rest < "/proc/$pid/syscall" &&
+	[ "$nr" = 0 ]
+}
+
+# Whether perf has written N files of $tmp/sw.
+files() {	# N
+	[ "$(ls "$tmp"/sw/s.data.* 2> /dev/null | wc -l)" -ge "$1" ]
+}
+
+# --switch-output=signal: each file describes the tasks it has records of
+# as the files before it left them, not as /proc has them at the switch.
+# phases.S runs 1M iterations, waits on a pipe, runs 100,000 more and
+# exits; perf switches files while it waits, and after it has exited.
+# perf reads a ring only with 256 KiB in it (--mmap-flush): the second
+# phase's samples (some 40 KiB) are still in the ring at the second switch
+# and go to the last file, which has no mmap of the program, and decodes
+# only if perf described the program there.  Every file decodes on its
+# own the program's trace, with no error but the reports of trace in
+# other files.  All on CPU 0: one ring, whose records perf reads in
+# order.  (The shell and sleep are traced too: not checked.)
+switch_signal() {
+	gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
+		-o "$tmp/phases" "$here/phases.S" &&
+	mkfifo "$tmp/go" && mkdir "$tmp/sw" || return 1
+	taskset -c 0 "$perf" record -q -o "$tmp/sw/s.data" \
+		--switch-output=signal --mmap-flush=256K -m 1024 \
+		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000 \
+		-- sh -c "$tmp/phases < $tmp/go; exec sleep 1000" &
+	rec=$!
+	exec 3> "$tmp/go"
+	await in_read phases && phases=$pid && kill -USR2 $rec && await files 1 &&
+	echo >&3 && exec 3>&- && await eval '! pgrep -x phases > /dev/null' &&
+	kill -USR2 $rec && await files 2 &&
+	kill "$(pgrep -x -P $rec sleep)" || return 1
+	wait $rec	# perf's status: the sleep's, killed
+	n=0
+	for f in "$tmp"/sw/s.data.*; do
+		n=$((n + 1))
+		rm -f "$tmp/errors"
+		decoded "$f" > "$tmp/sw.flow" &&
+		! grep " pid $phases .*code [0-79]" "$tmp/errors" 2> /dev/null &&
+		echo "file $n: $(wc -l < "$tmp/sw.flow") instructions" || return 1
+	done
+	[ $n = 3 ] && grep -q -x 401020 "$tmp/sw.flow"
+}
+
 # perf report with its default --itrace (instructions every 100 us,
 # power events...): the instructions it synthesizes, an event beside the
 # sampler's own (instructions:u), are all in the loop's code.
@@ -128,7 +186,7 @@ report() {
 		grep -E '^ +100\.00% .* long +\[\.\] _start *$'
 }
 
-echo "1..5"
+echo "1..6"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 gcc -nostdlib -static -DLOOPS=500000 -o "$tmp/spin_a" "$here/exec.S" || exit 1
 gcc -nostdlib -static -DAFTER -DLOOPS=500000 -o "$tmp/spin_b" "$here/exec.S" || exit 1
@@ -136,5 +194,6 @@ check "-Aintel_pt --per-thread: the loop's exact flow" per_thread
 check "-Aintel_pt -p: samples of a loop already running decode to its two instructions" attach
 check "-Aintel_pt of a command's children: a stream each, each decoded against its own code" inherit
 check "-Aintel_pt --switch-output: the files' samples make up the stream, the first file decodes" switch_output
+check "-Aintel_pt --switch-output=signal: each file decodes on its own, also one with the trace of a task that had exited" switch_signal
 check "perf report of an -Aintel_pt recording: its default --itrace" report
 exit $failed
