@@ -4,8 +4,8 @@
 # aux_record.sh BUILD: perf record -Aintel_pt, on TCG's Intel PT, in perf
 # record's other ways of choosing what to record: --per-thread, -p,
 # inherited by the children of a command, --switch-output by size and by
-# signal; and perf report's decoding of such a recording.  pt.sh has the exactness of
-# positions and decoding for the plain case.  TAP.
+# signal; and perf report's decoding of such a recording.  pt.sh has the
+# exactness of positions and decoding for the plain case.  TAP.
 . "$(dirname "$0")/lib/guest.sh"
 lloops=1000000
 
@@ -125,10 +125,9 @@ await() {
 	done
 }
 
-# Whether the task named COMM is blocked in read(2).
-in_read() {	# COMM
-	pid=$(pgrep -x "$1") && read -r nr rest < "/proc/$pid/syscall" &&
-	[ "$nr" = 0 ]
+# Whether task PID is blocked in read(2).
+in_read() {	# PID
+	read -r nr rest < "/proc/$1/syscall" && [ "$nr" = 0 ]
 }
 
 # Whether perf has written N files of $tmp/sw.
@@ -140,28 +139,36 @@ files() {	# N
 # as the files before it left them, not as /proc has them at the switch.
 # phases.S runs 1M iterations, waits on a pipe, runs 100,000 more and
 # exits; perf switches files while it waits, and after it has exited.
-# perf reads a ring only with 256 KiB in it (--mmap-flush): the second
-# phase's samples (some 40 KiB) are still in the ring at the second switch
-# and go to the last file, which has no mmap of the program, and decodes
-# only if perf described the program there.  Every file decodes on its
-# own the program's trace, with no error but the reports of trace in
-# other files.  All on CPU 0: one ring, whose records perf reads in
-# order.  (The shell and sleep are traced too: not checked.)
+# perf reads its ring when woken (at half of it, 2 MiB: never here) or
+# signalled, and then only with 64 KiB in it (--mmap-flush, after -m: a
+# flush before it is capped at a quarter of the default ring): the first
+# phase's samples (some 180 KiB) go to the first file; the second's (some
+# 20 KiB) are still in the ring at the second switch and go to the last
+# file, which has no mmap of the program, and decodes only if perf
+# described the program there.  Nothing else is recorded after the first
+# switch but the shell's wait and read: no context switches, which
+# -Aintel_pt records on every CPU and a busy CPU has thousands of.  Every
+# file decodes on its own the program's trace, with no error but the
+# reports of trace in other files.  All on CPU 0: one ring, whose
+# records perf reads in order.
 switch_signal() {
 	gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
 		-o "$tmp/phases" "$here/phases.S" &&
-	mkfifo "$tmp/go" && mkdir "$tmp/sw" || return 1
+	mkfifo "$tmp/go" "$tmp/end" && mkdir "$tmp/sw" || return 1
+	exec 4<> "$tmp/end"
 	taskset -c 0 "$perf" record -q -o "$tmp/sw/s.data" \
-		--switch-output=signal --mmap-flush=256K -m 1024 \
+		--switch-output=signal -m 1024 --mmap-flush=64K --no-switch-events \
 		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000 \
-		-- sh -c "$tmp/phases < $tmp/go; exec sleep 1000" &
+		-- sh -c "$tmp/phases < $tmp/go; read x < $tmp/end" &
 	rec=$!
 	exec 3> "$tmp/go"
-	await in_read phases && phases=$pid && kill -USR2 $rec && await files 1 &&
-	echo >&3 && exec 3>&- && await eval '! pgrep -x phases > /dev/null' &&
-	kill -USR2 $rec && await files 2 &&
-	kill "$(pgrep -x -P $rec sleep)" || return 1
-	wait $rec	# perf's status: the sleep's, killed
+	await eval 'phases=$(pgrep -x phases) && in_read $phases' &&
+	kill -USR2 $rec && await files 1 && echo >&3 &&
+	await eval 'sh=$(pgrep -x -P $rec sh) && in_read $sh' &&
+	kill -USR2 $rec && await files 2 && echo >&4 && wait $rec
+	ok=$?
+	exec 3>&- 4>&-
+	[ $ok = 0 ] || { kill $rec 2> /dev/null; return 1; }
 	n=0
 	for f in "$tmp"/sw/s.data.*; do
 		n=$((n + 1))
