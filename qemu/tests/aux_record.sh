@@ -130,54 +130,80 @@ in_read() {	# PID
 	read -r nr rest < "/proc/$1/syscall" && [ "$nr" = 0 ]
 }
 
-# Whether perf has written N files of $tmp/sw.
-files() {	# N
-	[ "$(ls "$tmp"/sw/s.data.* 2> /dev/null | wc -l)" -ge "$1" ]
+# Whether perf has written N files into directory DIR.
+files() {	# DIR N
+	[ "$(ls "$1"/s.data.* 2> /dev/null | wc -l)" -ge "$2" ]
+}
+
+# phases.S, 1M iterations, a wait on a pipe, 100,000 more, under perf
+# record -Aintel_pt --switch-output=signal with OPTIONs, into DIR:
+# perf switches files while the program waits, and after it has exited.
+# Nothing else is recorded after the first switch but the shell's wait
+# and read: no context switches, which -Aintel_pt records on every CPU
+# and a busy CPU has thousands of.  All on CPU 0: one ring, whose
+# records perf reads in order.  Sets $phases to the program's PID.
+phases_recorded() {	# DIR OPTION...
+	dir=$1
+	shift
+	mkdir "$dir" && mkfifo "$dir/go" "$dir/end" || return 1
+	exec 4<> "$dir/end"
+	taskset -c 0 "$perf" record -q -o "$dir/s.data" \
+		--switch-output=signal --no-switch-events "$@" \
+		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000 \
+		-- sh -c "$tmp/phases < $dir/go; read x < $dir/end" &
+	rec=$!
+	exec 3> "$dir/go"
+	await eval 'phases=$(pgrep -x phases) && in_read $phases' &&
+	kill -USR2 $rec && await files "$dir" 1 && echo >&3 &&
+	await eval 'sh=$(pgrep -x -P $rec sh) && in_read $sh' &&
+	kill -USR2 $rec && await files "$dir" 2 && echo >&4 && wait $rec
+	ok=$?
+	exec 3>&- 4>&-
+	[ $ok = 0 ] || { kill $rec 2> /dev/null; return 1; }
+}
+
+# Whether file N of DIR decodes with no error in the program's trace but
+# the reports of trace in other files, into $tmp/flow; sets $f to it.
+decodes_alone() {	# DIR N
+	f=$(ls "$1"/s.data.* | sed -n "$2p")
+	rm -f "$tmp/errors"
+	decoded "$f" > "$tmp/flow" &&
+	! grep " pid $phases .*code [0-79]" "$tmp/errors" 2> /dev/null &&
+	echo "file $2: $(wc -l < "$tmp/flow") instructions"
 }
 
 # --switch-output=signal: each file describes the tasks it has records of
 # as the files before it left them, not as /proc has them at the switch.
-# phases.S runs 1M iterations, waits on a pipe, runs 100,000 more and
-# exits; perf switches files while it waits, and after it has exited.
 # perf reads its ring when woken (at half of it, 2 MiB: never here) or
 # signalled, and then only with 64 KiB in it (--mmap-flush, after -m: a
 # flush before it is capped at a quarter of the default ring): the first
 # phase's samples (some 180 KiB) go to the first file; the second's (some
 # 20 KiB) are still in the ring at the second switch and go to the last
 # file, which has no mmap of the program, and decodes only if perf
-# described the program there.  Nothing else is recorded after the first
-# switch but the shell's wait and read: no context switches, which
-# -Aintel_pt records on every CPU and a busy CPU has thousands of.  Every
-# file decodes on its own the program's trace, with no error but the
-# reports of trace in other files.  All on CPU 0: one ring, whose
-# records perf reads in order.
+# described the program there.
 switch_signal() {
-	gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
-		-o "$tmp/phases" "$here/phases.S" &&
-	mkfifo "$tmp/go" "$tmp/end" && mkdir "$tmp/sw" || return 1
-	exec 4<> "$tmp/end"
-	taskset -c 0 "$perf" record -q -o "$tmp/sw/s.data" \
-		--switch-output=signal -m 1024 --mmap-flush=64K --no-switch-events \
-		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000 \
-		-- sh -c "$tmp/phases < $tmp/go; read x < $tmp/end" &
-	rec=$!
-	exec 3> "$tmp/go"
-	await eval 'phases=$(pgrep -x phases) && in_read $phases' &&
-	kill -USR2 $rec && await files 1 && echo >&3 &&
-	await eval 'sh=$(pgrep -x -P $rec sh) && in_read $sh' &&
-	kill -USR2 $rec && await files 2 && echo >&4 && wait $rec
-	ok=$?
-	exec 3>&- 4>&-
-	[ $ok = 0 ] || { kill $rec 2> /dev/null; return 1; }
-	n=0
-	for f in "$tmp"/sw/s.data.*; do
-		n=$((n + 1))
-		rm -f "$tmp/errors"
-		decoded "$f" > "$tmp/sw.flow" &&
-		! grep " pid $phases .*code [0-79]" "$tmp/errors" 2> /dev/null &&
-		echo "file $n: $(wc -l < "$tmp/sw.flow") instructions" || return 1
-	done
-	[ $n = 3 ] && grep -q -x 401020 "$tmp/sw.flow"
+	phases_recorded "$tmp/sw" -m 1024 --mmap-flush=64K &&
+	[ "$(ls "$tmp"/sw/s.data.* | wc -l)" = 3 ] &&
+	decodes_alone "$tmp/sw" 1 && decodes_alone "$tmp/sw" 2 &&
+	decodes_alone "$tmp/sw" 3 && grep -q -x 401020 "$tmp/flow"
+}
+
+# --overwrite: the samples' ring (-m 16: 64 KiB, some 15 samples) is
+# read only at a switch, and keeps the newest samples: the first file
+# has the end of the first phase (of its 100 samples, not the first,
+# whose trace starts at the program's first instruction), the second
+# the whole second phase (10 samples), from the instruction after the
+# read.  The program's mmaps were recorded before either window: each
+# file decodes on its own only if perf kept them.
+overwrite() {
+	phases_recorded "$tmp/ow" --overwrite -m 16 &&
+	decodes_alone "$tmp/ow" 1 && ! head -1 "$tmp/flow" | grep -x 401000 &&
+	samples=$("$perf" script -i "$f" --itrace=e -F event 2> /dev/null |
+		grep -c instructions:u:) &&
+	echo "file 1: $samples samples" &&
+	[ "$samples" -ge 10 ] && [ "$samples" -lt 100 ] &&
+	decodes_alone "$tmp/ow" 2 && grep -q -x 40101b "$tmp/flow" &&
+	grep -q -x 401020 "$tmp/flow"
 }
 
 # perf report with its default --itrace (instructions every 100 us,
@@ -193,8 +219,10 @@ report() {
 		grep -E '^ +100\.00% .* long +\[\.\] _start *$'
 }
 
-echo "1..6"
+echo "1..7"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
+gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
+	-o "$tmp/phases" "$here/phases.S" || exit 1
 gcc -nostdlib -static -DLOOPS=500000 -o "$tmp/spin_a" "$here/exec.S" || exit 1
 gcc -nostdlib -static -DAFTER -DLOOPS=500000 -o "$tmp/spin_b" "$here/exec.S" || exit 1
 check "-Aintel_pt --per-thread: the loop's exact flow" per_thread
@@ -202,5 +230,6 @@ check "-Aintel_pt -p: samples of a loop already running decode to its two instru
 check "-Aintel_pt of a command's children: a stream each, each decoded against its own code" inherit
 check "-Aintel_pt --switch-output: the files' samples make up the stream, the first file decodes" switch_output
 check "-Aintel_pt --switch-output=signal: each file decodes on its own, also one with the trace of a task that had exited" switch_signal
+check "-Aintel_pt --overwrite: each dump has the newest samples, and decodes on its own" overwrite
 check "perf report of an -Aintel_pt recording: its default --itrace" report
 exit $failed
