@@ -4,7 +4,8 @@
 # aux_record.sh BUILD: perf record -Aintel_pt, on TCG's Intel PT, in perf
 # record's other ways of choosing what to record: --per-thread, -p,
 # inherited by the children of a command, --switch-output by size and by
-# signal; and perf report's decoding of such a recording.  pt.sh has the
+# signal, --overwrite dumped by a signal and by an event; and perf
+# report's decoding of such a recording.  pt.sh has the
 # exactness of positions and decoding for the plain case.  TAP.
 . "$(dirname "$0")/lib/guest.sh"
 lloops=1000000
@@ -206,6 +207,29 @@ overwrite() {
 	grep -q -x 401020 "$tmp/flow"
 }
 
+# --switch-output-event: sync(2), which the shell's sync runs after the
+# program has exited, dumps the --overwrite ring (-m 32, some 30
+# samples) with no signal sent: the dump has the newest samples of the
+# program, of both its loops, and decodes on its own.  (A uprobe in the
+# program would be a trigger closer to its trace, but the trace of a
+# probed instruction, run out of line in the [uprobes] page, does not
+# decode.)
+switch_event() {
+	mkdir "$tmp/se" && mkfifo "$tmp/se/go" || return 1
+	taskset -c 0 "$perf" record -q -o "$tmp/se/s.data" --no-switch-events \
+		--overwrite -m 32 --switch-output-event=syscalls:sys_enter_sync \
+		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000 \
+		-- sh -c "$tmp/phases < $tmp/se/go; sync" &
+	rec=$!
+	exec 3> "$tmp/se/go"
+	await eval 'phases=$(pgrep -x phases) && in_read $phases' && echo >&3
+	exec 3>&-
+	wait $rec &&
+	[ "$(ls "$tmp"/se/s.data.* | wc -l)" = 2 ] &&
+	decodes_alone "$tmp/se" 1 && grep -q -x 401005 "$tmp/flow" &&
+	grep -q -x 401020 "$tmp/flow"
+}
+
 # perf report with its default --itrace (instructions every 100 us,
 # power events...): the instructions it synthesizes, an event beside the
 # sampler's own (instructions:u), are all in the loop's code.
@@ -219,7 +243,7 @@ report() {
 		grep -E '^ +100\.00% .* long +\[\.\] _start *$'
 }
 
-echo "1..7"
+echo "1..8"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
 	-o "$tmp/phases" "$here/phases.S" || exit 1
@@ -231,5 +255,6 @@ check "-Aintel_pt of a command's children: a stream each, each decoded against i
 check "-Aintel_pt --switch-output: the files' samples make up the stream, the first file decodes" switch_output
 check "-Aintel_pt --switch-output=signal: each file decodes on its own, also one with the trace of a task that had exited" switch_signal
 check "-Aintel_pt --overwrite: each dump has the newest samples, and decodes on its own" overwrite
+check "-Aintel_pt --overwrite --switch-output-event: a system call dumps the newest samples, which decode on their own" switch_event
 check "perf report of an -Aintel_pt recording: its default --itrace" report
 exit $failed
