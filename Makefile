@@ -23,8 +23,9 @@ ARM64_QEMU_TESTS := cs_etm
 ARM64_SELFTESTS := perf_events/aux_sample_cs_etm
 # perf test description patterns: the project's perf tests and upstream's
 # Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing");
-# "dumps" is test_core_trace.sh, "Hardware trace in core dumps".
-PERF_TESTS := ptsim resolver hidden dumps recorder Miscellaneous
+# "dumps" is test_core_trace.sh, "Hardware trace in core dumps"; "daemon"
+# upstream's daemon.sh, perf daemon's, which the flight recorder runs under.
+PERF_TESTS := ptsim resolver hidden dumps recorder Miscellaneous daemon
 # perf tests of decoding alone, run on the host.
 HOST_PERF_TESTS := conformance
 

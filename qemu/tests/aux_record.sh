@@ -4,7 +4,8 @@
 # aux_record.sh BUILD: perf record -Aintel_pt, on TCG's Intel PT, in perf
 # record's other ways of choosing what to record: --per-thread, -p,
 # inherited by the children of a command, --switch-output by size and by
-# signal, --overwrite dumped by a signal and by an event; and perf
+# signal, --overwrite dumped by a signal, a control command and an
+# event; and perf
 # report's decoding of such a recording.  pt.sh has the
 # exactness of positions and decoding for the plain case.  TAP.
 . "$(dirname "$0")/lib/guest.sh"
@@ -136,16 +137,24 @@ files() {	# DIR N
 	[ "$(ls "$1"/s.data.* 2> /dev/null | wc -l)" -ge "$2" ]
 }
 
+# SIGUSR2 to perf record: a switch, whose file perf writes some time
+# after.
+dump_signal() {
+	kill -USR2 $rec
+}
+
 # phases.S, 1M iterations, a wait on a pipe, 100,000 more, under perf
 # record -Aintel_pt --switch-output=signal with OPTIONs, into DIR:
-# perf switches files while the program waits, and after it has exited.
+# perf switches files, asked to by the command DUMP, while the program
+# waits, and after it has exited.
 # Nothing else is recorded after the first switch but the shell's wait
 # and read: no context switches, which -Aintel_pt records on every CPU
 # and a busy CPU has thousands of.  All on CPU 0: one ring, whose
 # records perf reads in order.  Sets $phases to the program's PID.
-phases_recorded() {	# DIR OPTION...
+phases_recorded() {	# DIR DUMP OPTION...
 	dir=$1
-	shift
+	dump=$2
+	shift 2
 	mkdir "$dir" && mkfifo "$dir/go" "$dir/end" || return 1
 	exec 4<> "$dir/end"
 	taskset -c 0 "$perf" record -q -o "$dir/s.data" \
@@ -155,9 +164,9 @@ phases_recorded() {	# DIR OPTION...
 	rec=$!
 	exec 3> "$dir/go"
 	await eval 'phases=$(pgrep -x phases) && in_read $phases' &&
-	kill -USR2 $rec && await files "$dir" 1 && echo >&3 &&
+	$dump && await files "$dir" 1 && echo >&3 &&
 	await eval 'sh=$(pgrep -x -P $rec sh) && in_read $sh' &&
-	kill -USR2 $rec && await files "$dir" 2 && echo >&4 && wait $rec
+	$dump && await files "$dir" 2 && echo >&4 && wait $rec
 	ok=$?
 	exec 3>&- 4>&-
 	[ $ok = 0 ] || { kill $rec 2> /dev/null; return 1; }
@@ -183,7 +192,7 @@ decodes_alone() {	# DIR N
 # file, which has no mmap of the program, and decodes only if perf
 # described the program there.
 switch_signal() {
-	phases_recorded "$tmp/sw" -m 1024 --mmap-flush=64K &&
+	phases_recorded "$tmp/sw" dump_signal -m 1024 --mmap-flush=64K &&
 	[ "$(ls "$tmp"/sw/s.data.* | wc -l)" = 3 ] &&
 	decodes_alone "$tmp/sw" 1 && decodes_alone "$tmp/sw" 2 &&
 	decodes_alone "$tmp/sw" 3 && grep -q -x 401020 "$tmp/flow"
@@ -191,20 +200,83 @@ switch_signal() {
 
 # --overwrite: the samples' ring (-m 16: 64 KiB, some 15 samples) is
 # read only at a switch, and keeps the newest samples: the first file
-# has the end of the first phase (of its 100 samples, not the first,
-# whose trace starts at the program's first instruction), the second
-# the whole second phase (10 samples), from the instruction after the
-# read.  The program's mmaps were recorded before either window: each
-# file decodes on its own only if perf kept them.
-overwrite() {
-	phases_recorded "$tmp/ow" --overwrite -m 16 &&
-	decodes_alone "$tmp/ow" 1 && ! head -1 "$tmp/flow" | grep -x 401000 &&
+# of DIR has the end of the first phase (of its 100 samples, not the
+# first, whose trace starts at the program's first instruction), the
+# second the whole second phase (10 samples), from the instruction
+# after the read.  The program's mmaps were recorded before either
+# window: each file decodes on its own only if perf kept them.
+newest_dumped() {	# DIR
+	decodes_alone "$1" 1 && ! head -1 "$tmp/flow" | grep -x 401000 &&
 	samples=$("$perf" script -i "$f" --itrace=e -F event 2> /dev/null |
 		grep -c instructions:u:) &&
 	echo "file 1: $samples samples" &&
 	[ "$samples" -ge 10 ] && [ "$samples" -lt 100 ] &&
-	decodes_alone "$tmp/ow" 2 && grep -q -x 40101b "$tmp/flow" &&
+	decodes_alone "$1" 2 && grep -q -x 40101b "$tmp/flow" &&
 	grep -q -x 401020 "$tmp/flow"
+}
+
+overwrite() {
+	phases_recorded "$tmp/ow" dump_signal --overwrite -m 16 &&
+	newest_dumped "$tmp/ow"
+}
+
+# The control command 'snapshot' (fd 5), acked (fd 6) once the file is
+# written.
+dump_control() {
+	was=$(ls "$dir" | grep -c '^s\.data\.')
+	echo snapshot >&5 &&
+	ack=$(timeout 60 head -n 1 <&6) && [ "$ack" = ack ] &&
+	files "$dir" $((was + 1))
+}
+
+# --control=fifo: the command 'snapshot' dumps the --overwrite ring as
+# SIGUSR2 does.
+control() {
+	mkfifo "$tmp/ctl" "$tmp/ack" && exec 5<> "$tmp/ctl" 6<> "$tmp/ack" ||
+		return 1
+	phases_recorded "$tmp/co" dump_control --overwrite -m 16 \
+		--control=fifo:"$tmp/ctl","$tmp/ack" &&
+	newest_dumped "$tmp/co"
+	ok=$?
+	exec 5>&- 6>&-
+	return $ok
+}
+
+# perf daemon: a system-wide session of -Aintel_pt --overwrite (-m 16
+# per CPU: the program runs alone on CPU 0, the test on CPU 1), dumped
+# by 'perf daemon signal' while the program waits, and by 'perf daemon
+# stop' after it has exited: the dumps are those of overwrite().
+daemon() {
+	base=$tmp/dm
+	mkdir "$base" && mkfifo "$base/go" || return 1
+	cat > "$base/config" <<-EOF
+	[daemon]
+	base=$base
+	[session-fr]
+	run = -a -o s.data --overwrite -m 16 --switch-output=signal --no-switch-events -Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000
+	EOF
+	taskset -pc 1 $$ > /dev/null &&
+	perf_daemon start &&
+	await eval 'perf_daemon ping | grep -q "^OK"' &&
+	exec 3<> "$base/go" && { taskset -c 0 "$tmp/phases" <&3 & } &&
+	phases=$! && await in_read $phases &&
+	perf_daemon signal --session fr &&
+	await files "$base/session-fr" 1 && echo >&3 && wait $phases &&
+	perf_daemon stop && await files "$base/session-fr" 2 &&
+	newest_dumped "$base/session-fr"
+	ok=$?
+	exec 3>&-
+	perf_daemon stop 2> /dev/null
+	[ $ok = 0 ] || cat "$base/session-fr/output"
+	taskset -pc 0-1 $$ > /dev/null
+	return $ok
+}
+
+# perf daemon COMMAND with daemon()'s config, for at most 60 s.
+perf_daemon() {	# COMMAND OPTION...
+	cmd=$1
+	shift
+	timeout 60 "$perf" daemon "$cmd" --config "$base/config" "$@"
 }
 
 # --switch-output-event: sync(2), which the shell's sync runs after the
@@ -243,7 +315,7 @@ report() {
 		grep -E '^ +100\.00% .* long +\[\.\] _start *$'
 }
 
-echo "1..8"
+echo "1..10"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
 	-o "$tmp/phases" "$here/phases.S" || exit 1
@@ -255,6 +327,8 @@ check "-Aintel_pt of a command's children: a stream each, each decoded against i
 check "-Aintel_pt --switch-output: the files' samples make up the stream, the first file decodes" switch_output
 check "-Aintel_pt --switch-output=signal: each file decodes on its own, also one with the trace of a task that had exited" switch_signal
 check "-Aintel_pt --overwrite: each dump has the newest samples, and decodes on its own" overwrite
+check "-Aintel_pt --overwrite --control=fifo: the command 'snapshot' dumps as SIGUSR2 does, acked once written" control
+check "-Aintel_pt -a --overwrite under perf daemon: perf daemon signal and stop dump as SIGUSR2 does" daemon
 check "-Aintel_pt --overwrite --switch-output-event: a system call dumps the newest samples, which decode on their own" switch_event
 check "perf report of an -Aintel_pt recording: its default --itrace" report
 exit $failed
