@@ -60,18 +60,11 @@ record off
 " > "$work/times"
 
 # Per round, each figure against its baseline; the medians.
-awk '
-function median(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return a[int((n + 1) / 2)]
-}
+awk -f "$repo/harness/median.awk" -f /dev/stdin "$work/times" <<'EOF'
 $1 ~ /^[0-9]+$/ && NF == 4 { t[$1, $2, $3] = $4; rounds = $1 > rounds ? $1 : rounds }
 END {
 	print "bench-recorder: median of " rounds " rounds of ratios within a round"
-	print "(Intel PT is emulated: its figures are the emulator'"'"'s cost)"
+	print "(Intel PT is emulated: its figures are the emulator's cost)"
 	split("ptsim intel_pt", pmus, " ")
 	for (p = 1; p <= 2; p++) {
 		pmu = pmus[p]
@@ -85,4 +78,5 @@ END {
 			v[r] = t[r, pmu, "read"] / t[r, pmu, "plain"]
 		printf "%-9s live read of a CPU / tmpfs file  %6.3f\n", pmu, median(v, rounds)
 	}
-}' "$work/times"
+}
+EOF

@@ -7,7 +7,9 @@
 # number of streams (bench-streams.sh), and what -A samples copy against
 # the trace they bring, of new trace only and overlapping
 # (bench-overlap.sh), and what the hardware trace recorder costs a
-# kernel-heavy workload and a live read (bench-recorder.sh).
+# kernel-heavy workload and a live read (bench-recorder.sh), and what
+# perf record -A as a flight recorder costs and takes to dump
+# (bench-flight.sh).
 # Figures are ratios within one run, never absolute times.
 set -euo pipefail
 
@@ -21,3 +23,4 @@ bench=$build/selftests/perf_events
 "$repo/harness/bench-streams.sh"
 "$repo/harness/bench-overlap.sh"
 "$repo/harness/bench-recorder.sh"
+"$repo/harness/bench-flight.sh"
