@@ -27,11 +27,25 @@ trap 'rm -rf "$dir"' EXIT TERM INT
 loops=20000
 work="perf test -w brstack $loops"
 
-# Instructions decoded in the brstack workload's functions (not the
-# samples of cpu-clock there)
-brstack_insns() {	# PERF.DATA
+# The instructions decoded in the brstack workload's functions (not the
+# samples of cpu-clock there), one a line, into FLOW; prints how many.
+brstack_flow() {	# PERF.DATA FLOW
 	perf script -i "$1" --itrace=i1 -F event,ip,sym 2> /dev/null |
-		grep -c '^ *instructions.* brstack_'
+		sed -n 's/^ *instructions[^ ]* *\([0-9a-f]* brstack_.*\)/\1/p' > "$2"
+	wc -l < "$2"
+}
+
+# Where the flow of -A recording DATA first differs from the reference's,
+# with what perf script shows there (samples, errors), for the log.
+first_difference() {	# PERF.DATA
+	diff=$(cmp "$dir/ref.flow" "$dir/a.flow" | sed -n 's/.* line \([0-9]*\).*/\1/p')
+	[ -n "$diff" ] || return
+	echo "brstack_* instruction $diff differs from the reference's; the reference:"
+	sed -n "$((diff > 5 ? diff - 5 : 1)),$((diff + 5))p" "$dir/ref.flow"
+	echo "the -A recording:"
+	perf script -i "$1" --itrace=ei1 -F event,ip,sym 2>&1 |
+		awk -v n="$diff" '/^ *instructions.* brstack_/ { i++ }
+			i >= n - 5 && i <= n + 5'
 }
 
 lost_bytes() {		# PERF.DATA
@@ -48,7 +62,7 @@ if ! perf record -q -o "$dir/ref.data" -e cs_etm//u --per-thread -- $work; then
 	echo "perf record -e cs_etm//u failed: skip"
 	exit 2
 fi
-ref=$(brstack_insns "$dir/ref.data")
+ref=$(brstack_flow "$dir/ref.data" "$dir/ref.flow")
 echo "Reference: $ref instructions in brstack_*"
 [ "$ref" -gt 0 ] || fail "no brstack_* instructions in the reference"
 
@@ -56,13 +70,14 @@ for size in 60000 4096; do
 	perf record -q -o "$dir/a.data" -m 1M -Acs_etm \
 		-e cpu-clock/period=100000/u --aux-sample=$size -- $work ||
 		{ fail "perf record -Acs_etm --aux-sample=$size"; continue; }
-	got=$(brstack_insns "$dir/a.data")
+	got=$(brstack_flow "$dir/a.data" "$dir/a.flow")
 	lost=$(lost_bytes "$dir/a.data")
 	echo "--aux-sample=$size: $got instructions in brstack_*, ${lost:-?} bytes of trace lost"
 	[ -n "$lost" ] || fail "perf script -v says nothing of the AUX samples"
 	[ "$got" -gt 0 ] || fail "no brstack_* instructions decoded"
 	if [ "$lost" = 0 ]; then
-		[ "$got" = "$ref" ] || fail "$got instructions, $ref in the reference"
+		[ "$got" = "$ref" ] ||
+			{ fail "$got instructions, $ref in the reference"; first_difference "$dir/a.data"; }
 	else
 		[ "$got" -le "$ref" ] || fail "more instructions ($got) than the reference ($ref)"
 		perf script -i "$dir/a.data" --itrace=e 2>/dev/null |
