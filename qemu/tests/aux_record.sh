@@ -162,14 +162,14 @@ phases_recorded() {	# DIR DUMP OPTION...
 		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000 \
 		-- sh -c "$tmp/phases < $dir/go; read x < $dir/end" &
 	rec=$!
-	exec 3> "$dir/go"
+	exec 3<> "$dir/go"
 	await eval 'phases=$(pgrep -x phases) && in_read $phases' &&
 	$dump && await files "$dir" 1 && echo >&3 &&
 	await eval 'sh=$(pgrep -x -P $rec sh) && in_read $sh' &&
 	$dump && await files "$dir" 2 && echo >&4 && wait $rec
 	ok=$?
 	exec 3>&- 4>&-
-	[ $ok = 0 ] || { kill $rec 2> /dev/null; return 1; }
+	[ $ok = 0 ] || { kill $rec 2> /dev/null; wait $rec; return 1; }
 }
 
 # Whether file N of DIR decodes with no error in the program's trace but
@@ -293,7 +293,7 @@ switch_event() {
 		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000 \
 		-- sh -c "$tmp/phases < $tmp/se/go; sync" &
 	rec=$!
-	exec 3> "$tmp/se/go"
+	exec 3<> "$tmp/se/go"
 	await eval 'phases=$(pgrep -x phases) && in_read $phases' && echo >&3
 	exec 3>&-
 	wait $rec &&
