@@ -76,8 +76,10 @@ for size in 60000 4096; do
 	[ -n "$lost" ] || fail "perf script -v says nothing of the AUX samples"
 	[ "$got" -gt 0 ] || fail "no brstack_* instructions decoded"
 	if [ "$lost" = 0 ]; then
-		[ "$got" = "$ref" ] ||
-			{ fail "$got instructions, $ref in the reference"; first_difference "$dir/a.data"; }
+		[ "$got" = "$ref" ] || {
+			fail "$got instructions, $ref in the reference"
+			first_difference "$dir/a.data"
+		}
 	else
 		[ "$got" -le "$ref" ] || fail "more instructions ($got) than the reference ($ref)"
 		perf script -i "$dir/a.data" --itrace=e 2>/dev/null |
