@@ -4,10 +4,9 @@
 # aux_record.sh BUILD: perf record -Aintel_pt, on TCG's Intel PT, in perf
 # record's other ways of choosing what to record: --per-thread, -p,
 # inherited by the children of a command, --switch-output by size and by
-# signal, --overwrite dumped by a signal, a control command and an
-# event; and perf
-# report's decoding of such a recording.  pt.sh has the
-# exactness of positions and decoding for the plain case.  TAP.
+# signal, --overwrite dumped by a signal, a control command, perf daemon
+# and an event; and perf report's decoding of such a recording.  pt.sh
+# has the exactness of positions and decoding for the plain case.  TAP.
 . "$(dirname "$0")/lib/guest.sh"
 lloops=1000000
 
