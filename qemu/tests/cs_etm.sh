@@ -65,8 +65,11 @@ aux_sample() {
 
 # The recordings of the parity check, which the host decodes
 # (cs_etm_parity.sh: gapcmp.py needs Python, which this guest has not):
-# lfsr's full trace, and -A samples of cpu-clock every 200 us of 4 KiB,
-# too small for the trace between them, and of 60000 bytes, which hold it.
+# lfsr's full trace, and -A samples at its page faults (every 2048 steps,
+# some 13 KB of trace apart) of 4 KiB, too small for the trace between
+# them, and of 60000 bytes, which hold it.  (A timer sampler made the
+# trace between samples depend on the host's speed: 4 KiB samples lost
+# none on a slow host.)
 parity() {
 	dir=/tmp/out/cs_etm_parity
 	mkdir -p "$dir" &&
@@ -74,7 +77,7 @@ parity() {
 		"$tests/lfsr" &&
 	for size in 4096 60000; do
 		"$perf" record -q -o "$dir/aux$size.data" -Acs_etm \
-			--aux-sample=$size -e cpu-clock/period=200000/u \
+			--aux-sample=$size -e page-faults/period=1/u \
 			"$tests/lfsr" || return 1
 	done
 }

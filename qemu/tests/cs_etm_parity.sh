@@ -5,11 +5,12 @@
 # recordings cs_etm.sh made in the arm64 guest (DIR, its output's
 # cs_etm_parity), decoded here by the host's perf with OpenCSD (the
 # guest's perf decodes the same, a hundred times slower) and compared
-# by gapcmp.py, which the guest has no Python for.  The samples'
-# branches of lfsr.arm64.S are a full trace's, but for gaps, each where
-# perf reports lost trace: with 4 KiB samples, too small for the trace
-# between them, some are lost and every loss is reported; with 60000
-# bytes, none is, and the samples hold the whole run.  TAP.
+# by gapcmp.py, which the guest has no Python for.  The branches of
+# lfsr.arm64.S's samples (at its page faults, some 13 KB of trace apart)
+# are a full trace's, but for gaps, each where perf reports lost trace:
+# with 4 KiB samples, too small for the trace between them, some are
+# lost and every loss is reported; with 60000 bytes, none is, and the
+# samples hold the whole run.  TAP.
 . "$(dirname "$0")/lib/tap.sh"
 perf=$1/perf/perf
 dir=$2
