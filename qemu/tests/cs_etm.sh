@@ -5,12 +5,14 @@
 # stock ETE and TRBE drivers on TCG's ETE and TRBE (qemu/0009, 0010), and
 # perf's cs_etm on them, decoded by perf with OpenCSD: the instructions of
 # a known program exactly, upstream's own CoreSight test, and perf record
-# -Acs_etm's; and recordings that cs_etm_parity.sh checks on the host.
+# -Acs_etm's; recordings that cs_etm_parity.sh checks on the host; and
+# the PMU's inst_retired (qemu/0012), exact, under the mission's command.
 # TAP.
 . "$(dirname "$0")/lib/guest.sh"
 perf=$1/perf-arm64/perf
 tests=$1/arm64-tests
 tree=$1/linux
+kernel=$1/kernel-arm64
 loops=10000
 
 # Each CPU's ETE and TRBE found, the TRBE's interrupt requested.
@@ -40,6 +42,56 @@ instructions() {
 	echo "$(wc -l < "$tmp/i") instructions (want $((2 * loops + 4))), loop_top $loop_top, loop_branch $loop_branch (want $loops)" &&
 	[ "$(wc -l < "$tmp/i")" = $((2 * loops + 4)) ] &&
 	[ "$loop_top" = $loops ] && [ "$loop_branch" = $loops ]
+}
+
+# Exact user-mode counts of inst_retired, which QEMU's translated code
+# counts (qemu/0012): loop_long's 2 * LOOPS + 4 across a second's
+# interrupts (and any moves between the CPUs), lfsr's the instructions perf decodes from
+# its full trace (its 26 page faults: a store that faults retires once,
+# when it is run again), and a sampler every 100003 instructions takes
+# floor((2 * LOOPS + 4) / 100003) samples of loop_long, in the loop.
+counts() {
+	stat_is "$tests/loop_long" $((2 * 5000000 + 4)) &&
+	"$perf" record -q -o "$tmp/f.data" -e cs_etm//u --per-thread "$tests/lfsr" &&
+	stat_is "$tests/lfsr" "$("$perf" script -i "$tmp/f.data" --itrace=i1 -F ip | wc -l)" &&
+	"$perf" record -q -o "$tmp/s.data" -e inst_retired:u -c 100003 "$tests/loop_long" &&
+	"$perf" script -i "$tmp/s.data" -F ip,sym > "$tmp/s" &&
+	echo "$(wc -l < "$tmp/s") samples (want $(((2 * 5000000 + 4) / 100003))), $(grep -c loop_ "$tmp/s") in the loop" &&
+	[ "$(wc -l < "$tmp/s")" = $(((2 * 5000000 + 4) / 100003)) ] &&
+	[ "$(grep -c loop_ "$tmp/s")" = $(((2 * 5000000 + 4) / 100003)) ]
+}
+
+stat_is() {	# PROGRAM INSTRUCTIONS
+	count=$("$perf" stat -x, -e inst_retired:u "$1" 2>&1 >/dev/null | cut -d, -f1) &&
+	echo "$1: perf stat $count, want $2" && [ "$count" = "$2" ]
+}
+
+# The mission's command as users run it: perf's default frequency and
+# the kernel's sampling heuristics (which throttle these samplers), user
+# and kernel mode.  Samples of both events carry trace that perf decodes,
+# the kernel's from its vmlinux, with no error but a reported loss; and
+# with :u, each event's samples decode to ls's own branches.
+mission() {
+	heuristics 25
+	"$perf" record -q -o "$tmp/m.data" -Acs_etm -e cpu_cycles,inst_retired -- ls / > /dev/null &&
+	"$perf" record -q -o "$tmp/u.data" -Acs_etm -e cpu_cycles:u,inst_retired:u -- ls / > /dev/null
+	rc=$?
+	heuristics 0
+	[ $rc = 0 ] &&
+	decoded m '[kernel.kallsyms]' && decoded u /bin/busybox
+}
+
+decoded() {	# NAME DSO: NAME.data's samples of both events decode to DSO's branches
+	"$perf" script -i "$tmp/$1.data" -k "$kernel/vmlinux" --itrace=b -F event,ip,dso > "$tmp/$1.b" 2> "$tmp/$1.err" &&
+	awk -v dso="($2)" '
+		/instruction trace error/ && !/Lost trace data/ { print; bad = 1 }
+		$1 ~ /^cpu_cycles/ { cycles++ }
+		$1 ~ /^inst_retired/ { insns++ }
+		$1 ~ /^branches/ && $NF == dso { branches++ }
+		END {
+			printf "%d cpu_cycles and %d inst_retired samples, %d branches in %s\n", cycles, insns, branches, dso
+			exit bad || !cycles || !insns || !branches
+		}' "$tmp/$1.b"
 }
 
 # A perf shell test, run by perf test from the tree, with this perf first
@@ -87,5 +139,7 @@ check "perf record -e cs_etm//u decodes a loop's instructions exactly" instructi
 check "upstream's test_arm_coresight.sh" upstream
 check "perf record -Acs_etm decodes as a full recording (test_arm_coresight_aux_sample.sh)" aux_sample
 check "perf record -Acs_etm and -e cs_etm//u of lfsr, for the host's parity check" parity
+check "inst_retired counts and samples a loop's user instructions exactly" counts
+check "perf record -Acs_etm -e cpu_cycles,inst_retired -- ls /: the samples' trace decodes" mission
 echo "1..$n"
 exit $failed

@@ -2,13 +2,13 @@
 /*
  * AUX samples of a hidden CoreSight event (attr.aux_sample_type names
  * cs_etm; the sink is the CPU's TRBE), checked with OpenCSD's ETE decoder:
- * a sampler of this task's user-mode CPU time, or of its page faults,
- * takes, in each sample, the newest trace of a hidden cs_etm event with its
- * position in the stream.  Each sample's trace must decode over this
- * process's code only and end where the sample was taken: user-mode
- * tracing stops at the exception that took it (the timer's interrupt, the
- * data abort), so its last exception is that one, with the sample's IP as
- * its preferred return address.  Samples that share part of the stream
+ * a sampler of this task's user-mode CPU time, its page faults, or its
+ * instructions, takes, in each sample, the newest trace of a hidden cs_etm
+ * event with its position in the stream.  Each sample's trace must decode
+ * over this process's code only and end where the sample was taken:
+ * user-mode tracing stops at the exception that took it (the timer's or
+ * the PMU's interrupt, the data abort), so its last exception is that one,
+ * with the sample's IP as its preferred return address.  Samples that share part of the stream
  * must hold the same bytes there.  Skips where there is no cs_etm PMU.
  *
  * One exception to the end at the IP: the TRBE stops when it has filled
@@ -224,6 +224,7 @@ FIXTURE(cs_etm_sample) {
  * the sample before, the timer's some.
  */
 FIXTURE_VARIANT(cs_etm_sample) {
+	__u32		type;
 	__u64		config;
 	__u64		period;
 	unsigned int	faults;		/* in a round of work, or 0 */
@@ -231,16 +232,25 @@ FIXTURE_VARIANT(cs_etm_sample) {
 };
 
 FIXTURE_VARIANT_ADD(cs_etm_sample, cpu_clock) {
+	.type = PERF_TYPE_SOFTWARE,
 	.config = PERF_COUNT_SW_CPU_CLOCK,
 	.period = 200000,		/* ns */
 	.min_samples = 100,
 };
 
 FIXTURE_VARIANT_ADD(cs_etm_sample, page_faults) {
+	.type = PERF_TYPE_SOFTWARE,
 	.config = PERF_COUNT_SW_PAGE_FAULTS,
 	.period = 1,
 	.faults = 100,
 	.min_samples = 200,
+};
+
+FIXTURE_VARIANT_ADD(cs_etm_sample, instructions) {
+	.type = PERF_TYPE_HARDWARE,
+	.config = PERF_COUNT_HW_INSTRUCTIONS,
+	.period = 5003,		/* samples close enough to overlap */
+	.min_samples = 100,
 };
 
 #define TRACE_SIZE	4096
@@ -249,7 +259,7 @@ FIXTURE_SETUP(cs_etm_sample)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
+		.type = variant->type,
 		.config = variant->config,
 		.sample_period = variant->period,
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
