@@ -9,7 +9,8 @@
 # (bench-overlap.sh), and what the hardware trace recorder costs a
 # kernel-heavy workload and a live read (bench-recorder.sh), and what
 # perf record -A as a flight recorder costs and takes to dump
-# (bench-flight.sh).
+# (bench-flight.sh), and what -Acs_etm's samples cost and decode at in
+# the arm64 guest (bench-cs-etm.sh).
 # Figures are ratios within one run, never absolute times.
 set -euo pipefail
 
@@ -24,3 +25,4 @@ bench=$build/selftests/perf_events
 "$repo/harness/bench-overlap.sh"
 "$repo/harness/bench-recorder.sh"
 "$repo/harness/bench-flight.sh"
+"$repo/harness/bench-cs-etm.sh"
