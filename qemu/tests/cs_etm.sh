@@ -14,6 +14,7 @@ tests=$1/arm64-tests
 tree=$1/linux
 kernel=$1/kernel-arm64
 loops=10000
+long_insns=$((2 * 5000000 + 4))	# loop_long's (LOOPS=5000000: arm64-root.sh)
 
 # Each CPU's ETE and TRBE found, the TRBE's interrupt requested.
 probed() {
@@ -51,14 +52,14 @@ instructions() {
 # when it is run again), and a sampler every 100003 instructions takes
 # floor((2 * LOOPS + 4) / 100003) samples of loop_long, in the loop.
 counts() {
-	stat_is "$tests/loop_long" $((2 * 5000000 + 4)) &&
+	stat_is "$tests/loop_long" $long_insns &&
 	"$perf" record -q -o "$tmp/f.data" -e cs_etm//u --per-thread "$tests/lfsr" &&
 	stat_is "$tests/lfsr" "$("$perf" script -i "$tmp/f.data" --itrace=i1 -F ip | wc -l)" &&
 	"$perf" record -q -o "$tmp/s.data" -e inst_retired:u -c 100003 "$tests/loop_long" &&
 	"$perf" script -i "$tmp/s.data" -F ip,sym > "$tmp/s" &&
-	echo "$(wc -l < "$tmp/s") samples (want $(((2 * 5000000 + 4) / 100003))), $(grep -c loop_ "$tmp/s") in the loop" &&
-	[ "$(wc -l < "$tmp/s")" = $(((2 * 5000000 + 4) / 100003)) ] &&
-	[ "$(grep -c loop_ "$tmp/s")" = $(((2 * 5000000 + 4) / 100003)) ]
+	want=$((long_insns / 100003)) &&
+	echo "$(wc -l < "$tmp/s") samples (want $want), $(grep -c loop_ "$tmp/s") in the loop" &&
+	[ "$(wc -l < "$tmp/s")" = $want ] && [ "$(grep -c loop_ "$tmp/s")" = $want ]
 }
 
 stat_is() {	# PROGRAM INSTRUCTIONS
