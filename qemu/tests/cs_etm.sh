@@ -47,10 +47,11 @@ instructions() {
 
 # Exact user-mode counts of inst_retired, which QEMU's translated code
 # counts (qemu/0012): loop_long's 2 * LOOPS + 4 across a second's
-# interrupts (and any moves between the CPUs), lfsr's the instructions perf decodes from
-# its full trace (its 26 page faults: a store that faults retires once,
-# when it is run again), and a sampler every 100003 instructions takes
-# floor((2 * LOOPS + 4) / 100003) samples of loop_long, in the loop.
+# interrupts (and any moves between the CPUs), lfsr's the instructions
+# perf decodes from its full trace (its 26 page faults: a store that
+# faults retires once, when it is run again), and a sampler every 100003
+# instructions takes floor((2 * LOOPS + 4) / 100003) samples of
+# loop_long, in the loop.
 counts() {
 	stat_is "$tests/loop_long" $long_insns &&
 	"$perf" record -q -o "$tmp/f.data" -e cs_etm//u --per-thread "$tests/lfsr" &&
