@@ -5,9 +5,9 @@
 # stock ETE and TRBE drivers on TCG's ETE and TRBE (qemu/0009, 0010), and
 # perf's cs_etm on them, decoded by perf with OpenCSD: the instructions of
 # a known program exactly, upstream's own CoreSight test, and perf record
-# -Acs_etm's; recordings that cs_etm_parity.sh checks on the host; and
-# the PMU's inst_retired (qemu/0012), exact, under the mission's command.
-# TAP.
+# -Acs_etm's; recordings that cs_etm_parity.sh checks on the host; the
+# PMU's inst_retired (qemu/0012), exact, under the mission's command; and
+# TRBE trace from a pipe and from a core dump.  TAP.
 . "$(dirname "$0")/lib/guest.sh"
 perf=$1/perf-arm64/perf
 tests=$1/arm64-tests
@@ -143,6 +143,50 @@ parity() {
 	done
 }
 
+# perf record to a pipe: a TRBE's trace is raw ETE, which only the AUX
+# records say, and perf reads those after the trace from a pipe.  The
+# loop's instructions decode from the pipe as from a file.
+pipe() {
+	"$perf" record -q -o "$tmp/file.data" -e cs_etm//u --per-thread "$tests/loop" &&
+	"$perf" script -i "$tmp/file.data" --itrace=i1 -F ip > "$tmp/file.i" &&
+	"$perf" record -q -o - -e cs_etm//u --per-thread "$tests/loop" > "$tmp/pipe.data" &&
+	"$perf" script -i - --itrace=i1 -F ip < "$tmp/pipe.data" > "$tmp/pipe.i" &&
+	echo "$(wc -l < "$tmp/pipe.i") instructions from a pipe, $(wc -l < "$tmp/file.i") from a file" &&
+	[ -s "$tmp/pipe.i" ] && cmp "$tmp/file.i" "$tmp/pipe.i"
+}
+
+# perf core-trace -e cs_etm//u keeps 4 KiB of crash.arm64.S's latest trace
+# for its core dump (its loop makes more: the trace wrapped); perf script
+# -i CORE decodes it: loop branches (and a trace-off and -on at an
+# interrupt), then the calls of ct_call_a, ct_call_b and ct_crash, and the
+# last instruction is the one before ct_fault's store, which faulted.
+core() {
+	pattern=$(cat /proc/sys/kernel/core_pattern)
+	echo "$tmp/core.%p" > /proc/sys/kernel/core_pattern
+	(ulimit -c unlimited && exec "$perf" core-trace -e cs_etm//u -m 4K -- "$tests/crash")
+	rc=$?
+	echo "$pattern" > /proc/sys/kernel/core_pattern
+	set -- "$tmp"/core.*
+	echo "crash exited $rc (SIGSEGV: 139), core $1"
+	[ $rc = 139 ] && [ -f "$1" ] &&
+	"$perf" script -i "$1" --itrace=b -F ip,sym,addr > "$tmp/core.b" &&
+	"$perf" script -i "$1" --itrace=i1 -F ip > "$tmp/core.i" &&
+	fault=$(awk '$3 == "ct_fault" { print $1 }' "$tests/crash.sym") &&
+	awk -v ip="$(tail -n 1 "$tmp/core.i" | tr -d ' ')" \
+	    -v want="$(printf %x $((0x$fault - 4)))" -v lines="$(wc -l < "$tmp/core.b")" '
+		{ to = NF >= 5 ? $5 : $4 }
+		NR > lines - 3 { calls = calls " " $2 "=>" to; next }
+		$2 !~ /^(_start|ct_step|\[unknown\])$/ || to !~ /^(_start|ct_step|0)$/ {
+			print "not the loop: " $0; bad = 1
+		}
+		{ loop++ }
+		END {
+			print loop " loop branches, then" calls "; last instruction " ip " (want " want ")"
+			exit bad || loop < 1000 || ip != want ||
+			     calls != " _start=>ct_call_a ct_call_a=>ct_call_b ct_call_b=>ct_crash"
+		}' "$tmp/core.b"
+}
+
 check "the ETE and TRBE drivers probe" probed
 check "perf record -e cs_etm//u decodes a loop's instructions exactly" instructions
 check "upstream's test_arm_coresight.sh" upstream
@@ -150,5 +194,7 @@ check "perf record -Acs_etm decodes as a full recording (test_arm_coresight_aux_
 check "perf record -Acs_etm and -e cs_etm//u of lfsr, for the host's parity check" parity
 check "inst_retired counts and samples a loop's user instructions exactly" counts
 check "perf record -Acs_etm -e cpu_cycles,inst_retired -- ls /: the samples' trace decodes" mission
+check "perf record -e cs_etm//u to a pipe decodes as to a file" pipe
+check "perf core-trace -e cs_etm//u: perf script -i CORE ends at the crash" core
 echo "1..$n"
 exit $failed

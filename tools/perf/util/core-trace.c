@@ -11,14 +11,15 @@
  *
  *   - the attr of the trace PMU's event (user mode only unless the notes say
  *     kernel mode was traced), the PMU's name in a PMU_MAPPINGS feature and
- *     an AUXTRACE_INFO for the Intel PT decoder;
+ *     an AUXTRACE_INFO for its decoder, Intel PT's or CoreSight's;
  *   - a COMM for each thread with trace, named as the process (NT_PRPSINFO);
  *   - an MMAP2 for each file mapping (NT_FILE), executable where the core's
  *     PT_LOAD of it is, and one for the vDSO (NT_AUXV), so that the decoder
  *     reads the code from the program's own files;
  *   - for each thread, in the order of the notes (the thread that dumped
- *     core first): an AUXTRACE with its trace, a truncated AUX record if the
- *     trace had wrapped (older trace was lost), then an EXIT.  The events
+ *     core first): an AUXTRACE with its trace, an AUX record if the trace
+ *     had wrapped (truncated: older trace was lost) or is raw ETE, then an
+ *     EXIT.  The events
  *     have no time, so the decoder decodes per thread at the thread's EXIT:
  *     each thread's flow comes whole, ending where the thread stopped.
  *
@@ -281,8 +282,8 @@ static int core_trace__add_thread(struct core_trace *ct, const char *desc, size_
 	    t->note.hdr_size > size || t->note.size > size - t->note.hdr_size ||
 	    !memchr(t->note.pmu, '\0', sizeof(t->note.pmu)))
 		return trace_stream__err(&ct->ts, "an NT_PERF_TRACE note is garbled");
-	if (strcmp(t->note.pmu, "intel_pt") && strcmp(t->note.pmu, PTSIM_PMU_NAME)) {
-		pr_err("%s: the trace is from %s: perf decodes only intel_pt and %s trace from cores\n",
+	if (!trace_stream__decodes(t->note.pmu)) {
+		pr_err("%s: the trace is from %s: perf decodes only intel_pt, %s and cs_etm trace from cores\n",
 		       ct->ts.path, t->note.pmu, PTSIM_PMU_NAME);
 		return -EINVAL;
 	}

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/bits.h>
+#include <linux/coresight-pmu.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
 #include <linux/string.h>
@@ -32,11 +33,14 @@
 #include <internal/lib.h>
 
 #include "auxtrace.h"
+#include "cpumap.h"
+#include "cs-etm.h"
 #include "data.h"
 #include "debug.h"
 #include "event.h"
 #include "header.h"
 #include "intel-pt.h"
+#include "pmu.h"
 #include "trace-stream.h"
 
 #define TRACE_STREAM_ID		1
@@ -112,6 +116,9 @@ static int trace_stream__write_attr(struct trace_stream *ts,
 	attr->size = sizeof(*attr);
 	attr->type = TRACE_STREAM_PMU_TYPE;
 	attr->config = pmu->config;
+	/* No event has a time: cs_etm decodes each thread whole (timeless) */
+	if (!strcmp(pmu->name, "cs_etm"))
+		attr->config &= ~BIT_ULL(ETM_OPT_TS);
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			    PERF_SAMPLE_IDENTIFIER;
 	if (pmu->per_cpu)
@@ -168,19 +175,135 @@ static int trace_stream__write_auxtrace_info(struct trace_stream *ts, bool per_c
 	return trace_stream__write(ts, ev, size);
 }
 
+/*
+ * The TRCCONFIGR bits of the ETM options in a cs_etm config, as perf record
+ * sets them (cs_etmv4_get_config()): they say which optional packets the
+ * trace has.
+ */
+static u64 trace_stream__trcconfigr(u64 config)
+{
+	static const struct {
+		u64	opt;
+		u64	trcconfigr;
+	} map[] = {
+		{ BIT_ULL(ETM_OPT_CYCACC),	BIT_ULL(ETM4_CFG_BIT_CYCACC) },
+		{ BIT_ULL(ETM_OPT_CTXTID),	BIT_ULL(ETM4_CFG_BIT_CTXTID) },
+		{ BIT_ULL(ETM_OPT_TS),		BIT_ULL(ETM4_CFG_BIT_TS) },
+		{ BIT_ULL(ETM_OPT_RETSTK),	BIT_ULL(ETM4_CFG_BIT_RETSTK) },
+		{ BIT_ULL(ETM_OPT_CTXTID2),	BIT_ULL(ETM4_CFG_BIT_VMID) |
+						BIT_ULL(ETM4_CFG_BIT_VMID_OPT) },
+		{ BIT_ULL(ETM_OPT_BRANCH_BROADCAST), BIT_ULL(ETM4_CFG_BIT_BB) },
+	};
+	u64 trcconfigr = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		if (config & map[i].opt)
+			trcconfigr |= map[i].trcconfigr;
+	}
+	return trcconfigr;
+}
+
+/* An ETE's TRCDEVARCH, ARCHVER and ARCHPART (ETE: 5 and 0xA13) */
+#define TRCDEVARCH_ARCH		GENMASK(15, 0)
+#define TRCDEVARCH_ARCH_ETE	0x5a13
+
+/* The ETE ID registers in the metadata, as the cs_etm PMU's sysfs has them */
+static const char * const trace_stream__ete_regs[] = {
+	[CS_ETMV4_TRCIDR0]		= "trcidr/trcidr0",
+	[CS_ETMV4_TRCIDR1]		= "trcidr/trcidr1",
+	[CS_ETMV4_TRCIDR2]		= "trcidr/trcidr2",
+	[CS_ETMV4_TRCIDR8]		= "trcidr/trcidr8",
+	[CS_ETMV4_TRCAUTHSTATUS]	= "mgmt/trcauthstatus",
+	[CS_ETE_TRCDEVARCH]		= "mgmt/trcdevarch",
+};
+
+/* @cpu's ETE ID registers into @meta, or false if it has no ETE here */
+static bool trace_stream__read_ete(struct perf_pmu *pmu, int cpu, __u64 *meta)
+{
+	char path[64];
+	unsigned int val;
+	size_t i;
+
+	for (i = CS_ETMV4_TRCIDR0; i < ARRAY_SIZE(trace_stream__ete_regs); i++) {
+		snprintf(path, sizeof(path), "cpu%d/%s", cpu, trace_stream__ete_regs[i]);
+		if (perf_pmu__scan_file(pmu, path, "%x", &val) != 1)
+			return false;
+		meta[i] = val;
+	}
+	return (meta[CS_ETE_TRCDEVARCH] & TRCDEVARCH_ARCH) == TRCDEVARCH_ARCH_ETE;
+}
+
+/*
+ * What perf record's cs_etm_info_fill() gives for one ETE: the trace unit
+ * of a TRBE, the only cs_etm sink that serves hidden AUX events, whose
+ * trace is raw ETE (not in CoreSight frames, PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW).
+ * How its packets are encoded depends on the ETE's ID registers, which no
+ * file holds: they are read from this machine's cs_etm PMU, from its first
+ * CPU that has an ETE.  A core with cs_etm trace is decoded where it was
+ * dumped, or on a machine with the same trace unit.
+ */
+static int trace_stream__write_cs_etm_info(struct trace_stream *ts,
+					   const struct trace_stream_pmu *pmu)
+{
+	struct perf_record_auxtrace_info *ev = &ts->event->auxtrace_info;
+	size_t size = sizeof(*ev) + (CS_HEADER_VERSION_MAX + CS_ETE_PRIV_MAX) * sizeof(u64);
+	__u64 *meta = &ev->priv[CS_HEADER_VERSION_MAX];
+	struct perf_pmu *cs_etm = perf_pmu__find("cs_etm");
+	int cpu;
+
+	memset(ev, 0, size);
+	for (cpu = 0; cs_etm && cpu < cpu__max_cpu().cpu; cpu++) {
+		if (trace_stream__read_ete(cs_etm, cpu, meta))
+			break;
+	}
+	if (!cs_etm || cpu == cpu__max_cpu().cpu)
+		return trace_stream__err(ts,
+			"its ETE trace decodes with this machine's ETE ID registers: none here");
+
+	ev->header.type = PERF_RECORD_AUXTRACE_INFO;
+	ev->header.size = size;
+	ev->type = PERF_AUXTRACE_CS_ETM;
+	ev->priv[CS_HEADER_VERSION] = CS_HEADER_CURRENT_VERSION;
+	ev->priv[CS_PMU_TYPE_CPUS] = (u64)TRACE_STREAM_PMU_TYPE << 32 | 1;
+	ev->priv[CS_ETM_SNAPSHOT] = 1;
+	meta[CS_ETM_MAGIC] = __perf_cs_ete_magic;
+	meta[CS_ETM_CPU] = cpu;
+	meta[CS_ETM_NR_TRC_PARAMS] = CS_ETE_PRIV_MAX - CS_ETM_COMMON_BLK_MAX_V1;
+	meta[CS_ETMV4_TRCCONFIGR] = trace_stream__trcconfigr(pmu->config);
+	meta[CS_ETMV4_TRCTRACEIDR] = coresight_get_trace_id(cpu);
+	return trace_stream__write(ts, ev, size);
+}
+
+/**
+ * trace_stream__decodes - whether perf makes streams of a PMU's trace
+ * @pmu: the PMU's name
+ */
+bool trace_stream__decodes(const char *pmu)
+{
+	return !strcmp(pmu, "intel_pt") || !strcmp(pmu, PTSIM_PMU_NAME) ||
+	       !strcmp(pmu, "cs_etm");
+}
+
 /* The trace PMU's event: its attr, its name and what its decoder needs */
 int trace_stream__write_pmu(struct trace_stream *ts, const struct trace_stream_pmu *pmu)
 {
+	bool cs_etm = !strcmp(pmu->name, "cs_etm");
+
 	ts->per_cpu = pmu->per_cpu;
+	/* A TRBE's trace is raw ETE: AUX records say so to the decoder */
+	ts->aux_flags = cs_etm ? PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW : 0;
 	return trace_stream__write_attr(ts, pmu) ?:
 	       trace_stream__write_pmu_mapping(ts, pmu->name) ?:
-	       trace_stream__write_auxtrace_info(ts, pmu->per_cpu);
+	       (cs_etm ? trace_stream__write_cs_etm_info(ts, pmu) :
+			 trace_stream__write_auxtrace_info(ts, pmu->per_cpu));
 }
 
 /*
  * A queue's trace, @size bytes from @offset of its stream: an AUXTRACE (the
- * data after it, padded to 8 bytes with Intel PT PAD packets), and a
- * truncated AUX record if older trace was lost to the buffer wrapping.
+ * data after it, padded to 8 bytes with zeroes, as perf record pads it),
+ * and an AUX record if older trace was lost to the buffer wrapping
+ * (truncated) or the decoder needs the trace's format (ts->aux_flags).
  */
 int trace_stream__write_trace(struct trace_stream *ts, const void *trace, u64 size,
 			      u64 offset, bool wrapped, u32 idx, u32 pid, u32 tid,
@@ -202,14 +325,16 @@ int trace_stream__write_trace(struct trace_stream *ts, const void *trace, u64 si
 	err = trace_stream__write(ts, ev, sizeof(ev->auxtrace)) ?:
 	      trace_stream__write(ts, trace, size) ?:
 	      trace_stream__write(ts, pad, aligned - size);
-	if (err || !wrapped)
+	if (err || (!wrapped && !ts->aux_flags))
 		return err;
 
 	memset(ev, 0, sizeof(ev->aux));
 	ev->aux.header.type = PERF_RECORD_AUX;
 	ev->aux.aux_offset = offset;
 	ev->aux.aux_size = size;
-	ev->aux.flags = PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_OVERWRITE;
+	ev->aux.flags = ts->aux_flags;
+	if (wrapped)
+		ev->aux.flags |= PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_OVERWRITE;
 	return trace_stream__write_event(ts, sizeof(ev->aux), pid, tid, cpu);
 }
 

@@ -20,6 +20,7 @@ struct trace_stream {
 	size_t			size;
 	bool			read;	/* read into memory, not mapped */
 	bool			per_cpu; /* its trace is of CPUs: samples have CPU */
+	u64			aux_flags; /* of its trace, for AUX records */
 	int			out;	/* the stream: an anonymous file */
 	union perf_event	*event;	/* the event being written */
 };
@@ -41,6 +42,7 @@ int trace_stream__end(struct trace_stream *ts, struct perf_data *data, int err);
 int trace_stream__write(struct trace_stream *ts, const void *buf, size_t size);
 int trace_stream__write_event(struct trace_stream *ts, size_t size, u32 pid, u32 tid,
 			      u32 cpu);
+bool trace_stream__decodes(const char *pmu);
 int trace_stream__write_pmu(struct trace_stream *ts, const struct trace_stream_pmu *pmu);
 int trace_stream__write_trace(struct trace_stream *ts, const void *trace, u64 size,
 			      u64 offset, bool wrapped, u32 idx, u32 pid, u32 tid,
