@@ -20,7 +20,7 @@ QEMU_PERF_TESTS := aux_record
 ARM64_QEMU_TESTS := cs_etm
 # The kselftests built for the arm64 guest (SUITE/PROGRAM): those of the
 # CoreSight units, which only it has.
-ARM64_SELFTESTS := perf_events/aux_sample_cs_etm
+ARM64_SELFTESTS := perf_events/aux_sample_cs_etm perf_events/core_trace_cs_etm
 # perf test description patterns: the project's perf tests and upstream's
 # Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing");
 # "dumps" is test_core_trace.sh, "Hardware trace in core dumps"; "daemon"

@@ -34,11 +34,11 @@
 #include <intel-pt.h>
 
 #include "../kselftest_harness.h"
+#include "core_trace_lib.h"
 #include "ptsim_lib.h"
 
 #define TRACE_SIZE	4096
 #define TICK_US		500000
-#define MAX_NOTES	16
 
 static int ticks;
 
@@ -110,33 +110,9 @@ static int spin_ranges(void)
 				&forever_text[0]);
 }
 
-static int set_core_trace(int type, uint64_t config, uint32_t size,
-			  uint64_t flags)
-{
-	struct prctl_core_trace ct = {
-		.type = type, .size = size, .config = config, .flags = flags,
-	};
-
-	return prctl(PR_SET_CORE_TRACE, &ct, sizeof(ct), 0, 0) ? -errno : 0;
-}
-
 static int get_core_trace(struct prctl_core_trace *ct)
 {
 	return prctl(PR_GET_CORE_TRACE, ct, sizeof(*ct), 0, 0) ? -errno : 0;
-}
-
-/*
- * fork(), and in the child ask for TRACE_SIZE bytes of trace per thread
- * from PMU @type with @config (exit 101 if refused).  Returns what fork()
- * does.
- */
-static pid_t fork_traced(int type, uint64_t config)
-{
-	pid_t pid = fork();
-
-	if (!pid && set_core_trace(type, config, TRACE_SIZE, 0))
-		_exit(101);
-	return pid;
 }
 
 /* A page that a parent and its children share, to tell pids. */
@@ -229,111 +205,6 @@ static void *crashing_thread(void *arg)
 	return NULL;
 }
 
-/* A core's NT_PERF_TRACE notes, and its NT_PRSTATUS thread ids. */
-struct core_notes {
-	struct perf_core_trace_note	*trace[MAX_NOTES];
-	size_t				nr_trace;
-	pid_t				tid[MAX_NOTES];
-	uint64_t			ip[MAX_NOTES];	/* x86-64 */
-	size_t				nr_tid;
-	void				*file;
-	size_t				size;
-};
-
-static void core_notes_free(struct core_notes *cn)
-{
-	if (cn->file)
-		munmap(cn->file, cn->size);
-	memset(cn, 0, sizeof(*cn));
-}
-
-/*
- * The thread id and IP in an NT_PRSTATUS note: struct elf_prstatus has
- * pr_pid after 32 bytes and, on x86-64, the registers after 112, rip the
- * 17th of them.
- */
-static void read_prstatus(struct core_notes *cn, const uint8_t *desc,
-			  size_t size)
-{
-	size_t ip_at = 112 + 16 * sizeof(uint64_t);
-
-	if (size < 32 + sizeof(pid_t))
-		return;
-	memcpy(&cn->tid[cn->nr_tid], desc + 32, sizeof(pid_t));
-#ifdef __x86_64__
-	if (size >= ip_at + sizeof(uint64_t))
-		memcpy(&cn->ip[cn->nr_tid], desc + ip_at, sizeof(uint64_t));
-#endif
-	cn->nr_tid++;
-}
-
-/* Collect the notes of one PT_NOTE segment, inside the file; -1 if malformed. */
-static int read_note_segment(struct core_notes *cn, const struct elf64_phdr *ph)
-{
-	size_t off = 0, namesz, descsz;
-	const uint8_t *seg;
-	struct elf64_note nh;
-	void *desc;
-
-	seg = (const uint8_t *)cn->file + ph->p_offset;
-	while (off + sizeof(nh) <= ph->p_filesz) {
-		memcpy(&nh, seg + off, sizeof(nh));
-		namesz = (nh.n_namesz + 3) & ~3UL;
-		descsz = (nh.n_descsz + 3) & ~3UL;
-		off += sizeof(nh);
-		if (namesz + descsz > ph->p_filesz - off)
-			return -1;
-		desc = (void *)(seg + off + namesz);
-		if (nh.n_type == NT_PERF_TRACE && cn->nr_trace < MAX_NOTES)
-			cn->trace[cn->nr_trace++] = desc;
-		if (nh.n_type == NT_PRSTATUS && cn->nr_tid < MAX_NOTES)
-			read_prstatus(cn, desc, nh.n_descsz);
-		off += namesz + descsz;
-	}
-	return 0;
-}
-
-/*
- * Map core file @path and find its notes.  Returns 0 or -1, also if the
- * file is shorter than its segments: a core not yet wholly written.
- */
-static int read_core(const char *path, struct core_notes *cn)
-{
-	const struct elf64_hdr *eh;
-	const struct elf64_phdr *ph;
-	struct stat st;
-	int fd, i, ret = 0;
-
-	memset(cn, 0, sizeof(*cn));
-	fd = open(path, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st) || st.st_size < (off_t)sizeof(*eh)) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	cn->size = st.st_size;
-	cn->file = mmap(NULL, cn->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (cn->file == MAP_FAILED) {
-		cn->file = NULL;
-		return -1;
-	}
-	eh = cn->file;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_type != ET_CORE ||
-	    eh->e_phoff > cn->size ||
-	    eh->e_phnum > (cn->size - eh->e_phoff) / sizeof(*ph))
-		return -1;
-	ph = (const struct elf64_phdr *)((const uint8_t *)cn->file + eh->e_phoff);
-	for (i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_offset > cn->size ||
-		    ph[i].p_filesz > cn->size - ph[i].p_offset)
-			return -1;
-	for (i = 0; i < eh->e_phnum && !ret; i++)
-		if (ph[i].p_type == PT_NOTE)
-			ret = read_note_segment(cn, &ph[i]);
-	return ret;
-}
-
 /*
  * Check that @note is of thread @tid, from PMU @pmu, with all the trace
  * asked for and earlier trace overwritten.  Returns NULL or what is wrong,
@@ -395,18 +266,6 @@ static const char *check_note(const struct perf_core_trace_note *note,
 	return ret;
 }
 
-/* The note of thread @tid in @cn, or NULL. */
-static const struct perf_core_trace_note *note_of(const struct core_notes *cn,
-						  pid_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < cn->nr_trace; i++)
-		if (cn->trace[i]->tid == tid)
-			return cn->trace[i];
-	return NULL;
-}
-
 /* Copy standard input to @path: the core pipe's helper. */
 static int save_stdin(const char *path)
 {
@@ -449,7 +308,6 @@ FIXTURE(core_trace)
 FIXTURE_SETUP(core_trace)
 {
 	const char *why = cannot_run(&self->type);
-	char pattern[256];
 	ssize_t len;
 
 	if (why)
@@ -460,40 +318,28 @@ FIXTURE_SETUP(core_trace)
 	ASSERT_GT(len, 0);
 	self->exe[len] = 0;
 	strcpy(self->dir, "/tmp/core_trace.XXXXXX");
-	ASSERT_NE(mkdtemp(self->dir), NULL);
-	ASSERT_EQ(ptsim_sysctl_str_get("core_pattern", self->pattern,
-				       sizeof(self->pattern)), 0);
+	ASSERT_EQ(core_dir_make(self->dir, self->pattern, sizeof(self->pattern)), 0);
 	self->pattern_saved = true;
-	snprintf(pattern, sizeof(pattern), "%s/core.%%p", self->dir);
-	ASSERT_EQ(ptsim_sysctl_str_set("core_pattern", pattern), 0);
 }
 
 FIXTURE_TEARDOWN(core_trace)
 {
-	char cmd[128];
-
 	if (!self->pattern_saved)
 		return;
-	EXPECT_EQ(ptsim_sysctl_str_set("core_pattern", self->pattern), 0);
 	if (self->pipe_limit_saved)
 		EXPECT_EQ(ptsim_sysctl_set("core_pipe_limit", self->pipe_limit),
 			  0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	EXPECT_EQ(system(cmd), 0);
+	EXPECT_EQ(core_dir_remove(self->dir, self->pattern), 0);
 }
 
 /* Wait for @pid, which must have dumped core; read its core. */
 static void wait_core(struct __test_metadata *_metadata, const char *dir,
 		      pid_t pid, struct core_notes *cn)
 {
-	char path[128];
-	int status;
+	char why[160];
 
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(WIFSIGNALED(status) && WCOREDUMP(status))
-		TH_LOG("status %#x: no core dump", status);
-	snprintf(path, sizeof(path), "%s/core.%d", dir, pid);
-	ASSERT_EQ(read_core(path, cn), 0) TH_LOG("%s: not a core file", path);
+	ASSERT_EQ(core_notes_wait(pid, dir, cn, why, sizeof(why)), 0)
+		TH_LOG("%s", why);
 }
 
 TEST_F(core_trace, set_get_off)
@@ -502,7 +348,7 @@ TEST_F(core_trace, set_get_off)
 
 	if (_metadata->skip)
 		return;
-	ASSERT_EQ(set_core_trace(self->type, 0, TRACE_SIZE, 0), 0);
+	ASSERT_EQ(core_trace_set(self->type, 0, TRACE_SIZE, 0), 0);
 	ASSERT_EQ(get_core_trace(&ct), 0);
 	EXPECT_EQ(ct.type, self->type);
 	EXPECT_EQ(ct.size, TRACE_SIZE);
@@ -520,13 +366,13 @@ TEST_F(core_trace, bad_arguments_get_errnos)
 
 	if (_metadata->skip)
 		return;
-	EXPECT_EQ(set_core_trace(self->type, 0, TRACE_SIZE, 2), -EINVAL);
-	EXPECT_EQ(set_core_trace(self->type, 0, 0, 0), -EINVAL);
-	EXPECT_EQ(set_core_trace(self->type, 0, 12, 0), -EINVAL);
-	EXPECT_EQ(set_core_trace(self->type, 0, 2 << 20, 0), -EINVAL);
-	EXPECT_EQ(set_core_trace(INT_MAX, 0, TRACE_SIZE, 0), -ENOENT);
+	EXPECT_EQ(core_trace_set(self->type, 0, TRACE_SIZE, 2), -EINVAL);
+	EXPECT_EQ(core_trace_set(self->type, 0, 0, 0), -EINVAL);
+	EXPECT_EQ(core_trace_set(self->type, 0, 12, 0), -EINVAL);
+	EXPECT_EQ(core_trace_set(self->type, 0, 2 << 20, 0), -EINVAL);
+	EXPECT_EQ(core_trace_set(INT_MAX, 0, TRACE_SIZE, 0), -ENOENT);
 	/* A PMU that cannot take AUX samples. */
-	EXPECT_EQ(set_core_trace(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+	EXPECT_EQ(core_trace_set(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
 				 TRACE_SIZE, 0), -EOPNOTSUPP);
 	EXPECT_EQ(prctl(PR_SET_CORE_TRACE, &ct, sizeof(ct) - 8, 0, 0), -1);
 	EXPECT_EQ(errno, EINVAL);
@@ -546,7 +392,7 @@ TEST_F(core_trace, bad_arguments_get_errnos)
 	big[sizeof(ct)] = 0;
 	EXPECT_EQ(prctl(PR_SET_CORE_TRACE, big, sizeof(big), 0, 0), 0);
 	/* A failed call leaves the process without a core trace. */
-	EXPECT_EQ(set_core_trace(INT_MAX, 0, TRACE_SIZE, 0), -ENOENT);
+	EXPECT_EQ(core_trace_set(INT_MAX, 0, TRACE_SIZE, 0), -ENOENT);
 	ASSERT_EQ(get_core_trace(&ct), 0);
 	EXPECT_EQ(ct.size, 0);
 }
@@ -560,7 +406,7 @@ TEST_F(core_trace, crash_note_holds_latest_trace)
 
 	if (_metadata->skip)
 		return;
-	pid = fork_traced(self->type, 0);
+	pid = core_trace_fork(self->type, 0, TRACE_SIZE);
 	ASSERT_GE(pid, 0);
 	if (!pid)
 		spin_and_crash(RLIM_INFINITY);
@@ -609,7 +455,7 @@ static void intel_pt_crash_flow(struct __test_metadata *_metadata,
 	char why[256];
 	pid_t pid;
 
-	pid = fork_traced(type, PTSIM_PT_BRANCH);
+	pid = core_trace_fork(type, PTSIM_PT_BRANCH, TRACE_SIZE);
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		if (do_abort)
@@ -725,7 +571,7 @@ TEST_F(core_trace, every_thread_has_a_note)
 		pthread_barrier_init(&spinners, NULL, 3);
 		if (pthread_create(&thread, NULL, spinning_thread, &tids[0]))
 			_exit(102);
-		if (set_core_trace(self->type, 0, TRACE_SIZE, 0))
+		if (core_trace_set(self->type, 0, TRACE_SIZE, 0))
 			_exit(101);
 		if (pthread_create(&thread, NULL, spinning_thread, &tids[1]))
 			_exit(102);
@@ -737,12 +583,12 @@ TEST_F(core_trace, every_thread_has_a_note)
 	EXPECT_EQ(cn.nr_tid, 3);
 	/* The thread that dumps core comes first. */
 	EXPECT_EQ(cn.trace[0]->tid, pid);
-	EXPECT_EQ(check_note(note_of(&cn, pid), pid, crash_text, NR_CRASH_CALLS, why,
+	EXPECT_EQ(check_note(core_notes_of(&cn, pid), pid, crash_text, NR_CRASH_CALLS, why,
 			     sizeof(why)), NULL) TH_LOG("%s", why);
 	for (i = 0; i < 2; i++) {
-		ASSERT_NE(note_of(&cn, tids[i]), NULL)
+		ASSERT_NE(core_notes_of(&cn, tids[i]), NULL)
 			TH_LOG("no note of thread %d", tids[i]);
-		EXPECT_EQ(check_note(note_of(&cn, tids[i]), tids[i],
+		EXPECT_EQ(check_note(core_notes_of(&cn, tids[i]), tids[i],
 				     forever_text, 1, why, sizeof(why)), NULL)
 			TH_LOG("thread %d: %s", tids[i], why);
 	}
@@ -766,7 +612,7 @@ TEST_F(core_trace, crash_in_a_second_thread)
 		return;
 	tid = shared_page();
 	ASSERT_NE(tid, NULL);
-	pid = fork_traced(self->type, 0);
+	pid = core_trace_fork(self->type, 0, TRACE_SIZE);
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		if (pthread_create(&thread, NULL, crashing_thread, tid))
@@ -776,11 +622,11 @@ TEST_F(core_trace, crash_in_a_second_thread)
 	wait_core(_metadata, self->dir, pid, &cn);
 	ASSERT_EQ(cn.nr_trace, 2);
 	EXPECT_EQ(cn.trace[0]->tid, *tid);
-	EXPECT_EQ(check_note(note_of(&cn, *tid), *tid, crash_text,
+	EXPECT_EQ(check_note(core_notes_of(&cn, *tid), *tid, crash_text,
 			     NR_CRASH_CALLS, why, sizeof(why)), NULL)
 		TH_LOG("crashing thread: %s", why);
-	ASSERT_NE(note_of(&cn, pid), NULL);
-	EXPECT_EQ(check_note(note_of(&cn, pid), pid, forever_text, 1, why,
+	ASSERT_NE(core_notes_of(&cn, pid), NULL);
+	EXPECT_EQ(check_note(core_notes_of(&cn, pid), pid, forever_text, 1, why,
 			     sizeof(why)), NULL) TH_LOG("main thread: %s", why);
 	core_notes_free(&cn);
 	munmap(tid, 4096);
@@ -796,7 +642,7 @@ static int nobody_execs(struct perf_event_attr *attr)
 {
 	const char *copy = (const char *)(uintptr_t)attr->config1;
 
-	if (set_core_trace(attr->type, 0, TRACE_SIZE, 0))
+	if (core_trace_set(attr->type, 0, TRACE_SIZE, 0))
 		return 100;
 	execl(copy, copy, "--get", NULL);
 	return 101;
@@ -827,7 +673,7 @@ TEST_F(core_trace, fork_keeps_it)
 		return;
 	shared = shared_page();
 	ASSERT_NE(shared, NULL);
-	pid = fork_traced(self->type, 0);
+	pid = core_trace_fork(self->type, 0, TRACE_SIZE);
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		pid = fork();
@@ -841,7 +687,7 @@ TEST_F(core_trace, fork_keeps_it)
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("status %#x", status);
 	snprintf(path, sizeof(path), "%s/core.%d", self->dir, *shared);
-	ASSERT_EQ(read_core(path, &cn), 0) TH_LOG("%s: not a core file", path);
+	ASSERT_EQ(core_notes_read(path, &cn), 0) TH_LOG("%s: not a core file", path);
 	ASSERT_EQ(cn.nr_trace, 1);
 	EXPECT_EQ(check_note(cn.trace[0], *shared, crash_text, NR_CRASH_CALLS, why,
 			     sizeof(why)), NULL) TH_LOG("%s", why);
@@ -877,7 +723,7 @@ TEST_F(core_trace, exec_starts_the_trace_afresh)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
-		if (set_core_trace(self->type, 0, size, 0))
+		if (core_trace_set(self->type, 0, size, 0))
 			_exit(101);
 		start_spins(RLIM_INFINITY);
 		spin_late(spin_early());
@@ -903,7 +749,7 @@ TEST_F(core_trace, exec_keeps_it)
 	if (_metadata->skip)
 		return;
 	ASSERT_EQ(pipe(fds), 0);
-	pid = fork_traced(self->type, 0);
+	pid = core_trace_fork(self->type, 0, TRACE_SIZE);
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		if (dup2(fds[1], 3) != 3)
@@ -934,7 +780,7 @@ TEST_F(core_trace, gdb_reads_the_core)
 		return;
 	if (system("gdb --version >/dev/null 2>&1"))
 		SKIP(return, "no gdb");
-	pid = fork_traced(self->type, 0);
+	pid = core_trace_fork(self->type, 0, TRACE_SIZE);
 	ASSERT_GE(pid, 0);
 	if (!pid)
 		spin_and_crash(RLIM_INFINITY);
@@ -964,7 +810,7 @@ TEST_F(core_trace, undumpable_writes_nothing)
 
 	if (_metadata->skip)
 		return;
-	pid = fork_traced(self->type, 0);
+	pid = core_trace_fork(self->type, 0, TRACE_SIZE);
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
@@ -1013,7 +859,7 @@ TEST_F(core_trace, pipe_has_notes_if_rlimit_core_and_creds_allow)
 		 self->dir);
 	ASSERT_EQ(ptsim_sysctl_str_set("core_pattern", pattern), 0);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		pid = fork_traced(self->type, 0);
+		pid = core_trace_fork(self->type, 0, TRACE_SIZE);
 		ASSERT_GE(pid, 0);
 		if (!pid) {
 			/* Nobody may not raise RLIMIT_CORE: root does. */
@@ -1028,7 +874,7 @@ TEST_F(core_trace, pipe_has_notes_if_rlimit_core_and_creds_allow)
 		ASSERT_TRUE(WIFSIGNALED(status) && WCOREDUMP(status))
 			TH_LOG("case %d: status %#x: no core dump", i, status);
 		snprintf(path, sizeof(path), "%s/pipe.%d", self->dir, pid);
-		ASSERT_EQ(read_core(path, &cn), 0)
+		ASSERT_EQ(core_notes_read(path, &cn), 0)
 			TH_LOG("%s: not a core file", path);
 		EXPECT_EQ(cn.nr_tid, 1);
 		EXPECT_EQ(cn.nr_trace, cases[i].notes) TH_LOG("case %d", i);
@@ -1083,7 +929,7 @@ FIXTURE_TEARDOWN(core_trace_unpriv)
 /* The errno of asking for @attr's trace, 0 if granted. */
 static int nobody_set(struct perf_event_attr *attr)
 {
-	return -set_core_trace(attr->type, attr->config, attr->aux_sample_size,
+	return -core_trace_set(attr->type, attr->config, attr->aux_sample_size,
 			       attr->exclude_kernel ? 0 : PR_CORE_TRACE_KERNEL);
 }
 
