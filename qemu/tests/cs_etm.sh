@@ -51,12 +51,16 @@ instructions() {
 # perf decodes from its full trace (its 26 page faults: a store that
 # faults retires once, when it is run again), and a sampler every 100003
 # instructions takes floor((2 * LOOPS + 4) / 100003) samples of
-# loop_long, in the loop.
+# loop_long, in the loop (--per-thread: one event that follows the task;
+# perf's default, an event per CPU, keeps each CPU's remainder).  Its
+# periods that ended as the task was preempted were lost until arm_pmu
+# reported the overflows that stopping a counter finds.
 counts() {
 	stat_is "$tests/loop_long" $long_insns &&
 	"$perf" record -q -o "$tmp/f.data" -e cs_etm//u --per-thread "$tests/lfsr" &&
 	stat_is "$tests/lfsr" "$("$perf" script -i "$tmp/f.data" --itrace=i1 -F ip | wc -l)" &&
-	"$perf" record -q -o "$tmp/s.data" -e inst_retired:u -c 100003 "$tests/loop_long" &&
+	"$perf" record -q -o "$tmp/s.data" -e inst_retired:u -c 100003 \
+		--per-thread "$tests/loop_long" &&
 	"$perf" script -i "$tmp/s.data" -F ip,sym > "$tmp/s" &&
 	want=$((long_insns / 100003)) &&
 	echo "$(wc -l < "$tmp/s") samples (want $want), $(grep -c loop_ "$tmp/s") in the loop" &&
