@@ -19,10 +19,11 @@ QEMU_TESTS := pmu pt
 QEMU_PERF_TESTS := aux_record
 ARM64_QEMU_TESTS := cs_etm
 # The kselftests built for the arm64 guest (SUITE/PROGRAM): those of the
-# CoreSight units, which only it has, and sample_at_switch, whose lost
+# CoreSight units, which only it has, aux_sample_errors (on arm64 its
+# unprivileged cases run on cs_etm), and sample_at_switch, whose lost
 # samples only arm64's PMU interrupt (an ordinary one) showed.
 ARM64_SELFTESTS := perf_events/aux_sample_cs_etm perf_events/core_trace_cs_etm \
-	perf_events/sample_at_switch
+	perf_events/aux_sample_errors perf_events/sample_at_switch
 # perf test description patterns: the project's perf tests and upstream's
 # Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing");
 # "dumps" is test_core_trace.sh, "Hardware trace in core dumps"; "daemon"

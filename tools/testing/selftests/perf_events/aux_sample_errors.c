@@ -2,7 +2,7 @@
 /*
  * The errors of AUX sampling through a hidden AUX event (the attr fields
  * aux_sample_type and aux_sample_config), what an unprivileged user may
- * do with it (with ptsim and with Intel PT), and upstream's group-leader
+ * do with it (with ptsim, Intel PT and CoreSight), and upstream's group-leader
  * form with an attr of the size before those fields.
  *
  * Where an errno could also come from something other than the check under
@@ -24,13 +24,54 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+/*
+ * The decoder of this architecture's trace units: Intel PT's (ptsim's and
+ * intel_pt's) with libipt on x86, where Debian builds it, ETE's (cs_etm's)
+ * with OpenCSD on arm64.
+ */
+#ifdef __aarch64__
+#define HAVE_OPENCSD
+#else
+#define HAVE_LIBIPT
 #include <intel-pt.h>
+#endif
 
 #include "../kselftest_harness.h"
 #include "ptsim_lib.h"
+#ifdef HAVE_OPENCSD
+#include "cs_etm_decode.h"
+#endif
 
 #define SAMPLE_SIZE	4096
 #define PERIOD_NS	1000000
+
+/* The hardware trace of each PMU */
+enum trace_kind { TRACE_PTSIM, TRACE_INTEL_PT, TRACE_CS_ETM };
+
+static bool decodes(enum trace_kind kind)
+{
+#ifdef HAVE_LIBIPT
+	if (kind != TRACE_CS_ETM)
+		return true;
+#endif
+#ifdef HAVE_OPENCSD
+	if (kind == TRACE_CS_ETM)
+		return true;
+#endif
+	return false;
+}
+
+static const char no_decoder[] = "no decoder of its trace on this architecture";
+
+/* The trace of AUX PMU @type */
+static enum trace_kind trace_kind_of(int type)
+{
+	if (type == ptsim_type())
+		return TRACE_PTSIM;
+	if (type == ptsim_pmu_type("cs_etm"))
+		return TRACE_CS_ETM;
+	return TRACE_INTEL_PT;
+}
 
 /* A sampler of the hidden AUX event of PMU @type that opens, on task-clock. */
 static void sampler_of_errors_attr(struct perf_event_attr *attr, int type)
@@ -504,12 +545,127 @@ TEST_F(aux_sample_errors, trace_time_follows_clockid)
 	close(fd);
 }
 
+/* What check_samples() decodes with */
+struct decoder {
+	enum trace_kind		kind;
+	struct ptsim_ranges	text;	/* this process's code */
+#ifdef HAVE_LIBIPT
+	struct pt_image		*image;	/* intel_pt's: libipt's view of it */
+#endif
+#ifdef HAVE_OPENCSD
+	ocsd_ete_cfg		ete;	/* cs_etm's: the ETE's ID registers */
+#endif
+};
+
+/* 0, or -1 with the reason in @why. */
+static int decoder_init(struct decoder *d, enum trace_kind kind, char *why,
+			size_t len)
+{
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->kind = kind;
+	if (!decodes(kind)) {
+		snprintf(why, len, "%s", no_decoder);
+		return -1;
+	}
+	ret = ptsim_text_ranges(&d->text);
+	if (ret) {
+		snprintf(why, len, "/proc/self/maps: %s", strerror(-ret));
+		return -1;
+	}
+#ifdef HAVE_LIBIPT
+	if (kind == TRACE_INTEL_PT)
+		d->image = ptsim_self_image(&d->text);
+	if (kind == TRACE_INTEL_PT && !d->image) {
+		snprintf(why, len, "no libipt image of this process");
+		return -1;
+	}
+#endif
+#ifdef HAVE_OPENCSD
+	if (kind == TRACE_CS_ETM && cs_etm_ete_config(&d->ete)) {
+		snprintf(why, len, "no ETE ID registers in sysfs");
+		return -1;
+	}
+#endif
+	return 0;
+}
+
+static void decoder_fini(struct decoder *d)
+{
+#ifdef HAVE_LIBIPT
+	if (d->image)
+		pt_image_free(d->image);
+#endif
+	ptsim_ranges_free(&d->text);
+}
+
 /*
- * Read the samples in @m and check each: @size bytes of trace, which
- * decodes with contiguous sequence numbers and user IPs only, or with
- * @intel_pt, Intel PT that decodes with libipt over this process's code
- * to at least one instruction and ends at the sample's IP
- * (ptsim_flow_check()).  With @first_empty, the first samples may have
+ * Decode the trace of sample @s and check it: ptsim's decodes with
+ * contiguous sequence numbers and user IPs only; Intel PT decodes over
+ * this process's code and, if it holds an instruction, ends at the
+ * sample's IP (ptsim_flow_check()); ETE decodes over this process's code
+ * only and, if it holds an instruction, ends with the exception that took
+ * the sample at its IP.  Returns 0 with the records or instructions it
+ * holds in @insns, or -1 with the reason in @why.
+ */
+static int decode_sample(struct decoder *d, const struct ptsim_sample *s,
+			 uint64_t *insns, char *why, size_t len)
+{
+	*insns = 0;
+#ifdef HAVE_LIBIPT
+	if (d->kind == TRACE_PTSIM) {
+		struct ptsim_trace t = {};
+		int ret = ptsim_sample_trace(s, &t, &d->text);
+
+		if (ret)
+			snprintf(why, len, "%s", t.error);
+		*insns = t.nr;
+		ptsim_trace_free(&t);
+		return ret;
+	}
+	if (d->kind == TRACE_INTEL_PT) {
+		struct ptsim_flow f;
+
+		snprintf(why, len, "no instruction");
+		if (ptsim_flow_check(s->aux.data, s->aux.len, s->ip, d->image,
+				     &f, why, len))
+			return -1;
+		*insns = f.insns;
+		return 0;
+	}
+#endif
+#ifdef HAVE_OPENCSD
+	if (d->kind == TRACE_CS_ETM) {
+		struct cs_etm_flow f = { .text = &d->text };
+
+		if (cs_etm_decode(s->aux.data, s->aux.len, &d->ete, &f, why,
+				  len))
+			return -1;
+		*insns = f.ranges;
+		if (f.outside)
+			snprintf(why, len, "%zu of %zu ranges not in our code, e.g. %#llx",
+				 f.outside, f.ranges,
+				 (unsigned long long)f.outside_at);
+		else if (f.nacc)
+			snprintf(why, len, "code at %#llx not readable",
+				 (unsigned long long)f.nacc_at);
+		else if (f.ranges && !cs_etm_ends_at(&f, s->ip))
+			snprintf(why, len, "ip %#llx: exception to %#llx, %zu ranges after",
+				 (unsigned long long)s->ip,
+				 (unsigned long long)f.exc_ret, f.after);
+		else
+			return 0;
+		return -1;
+	}
+#endif
+	snprintf(why, len, "%s", no_decoder);
+	return -1;
+}
+
+/*
+ * Read the samples in @m and check each: @size bytes of trace that
+ * decode_sample() takes.  With @first_empty, the first samples may have
  * no records or instructions yet, but not all: a task clock that expires
  * in the enabling ioctl, or whose interrupts under TCG on a loaded host
  * take longer than its period, samples at the return to user mode,
@@ -517,59 +673,41 @@ TEST_F(aux_sample_errors, trace_time_follows_clockid)
  * or -1 with the reason in @why.
  */
 static int check_samples(struct ptsim_map *m, uint64_t sample_type,
-			 size_t size, bool first_empty, bool intel_pt,
+			 size_t size, bool first_empty, enum trace_kind kind,
 			 char *why, size_t len)
 {
 	struct ptsim_samples ss = {};
-	struct ptsim_trace t = {};
-	struct pt_image *image = NULL;
-	struct ptsim_ranges text;
-	struct ptsim_flow f;
-	char what[200];
 	bool started = !first_empty;	/* a sample had records */
-	uint64_t lost = 0;
+	struct decoder d;
+	char what[200];
+	uint64_t lost = 0, insns;
 	int ret, i;
 
-	ret = ptsim_text_ranges(&text);
-	if (ret) {
-		snprintf(why, len, "/proc/self/maps: %s", strerror(-ret));
+	if (decoder_init(&d, kind, why, len)) {
+		decoder_fini(&d);
 		return -1;
 	}
-	if (intel_pt)
-		image = ptsim_self_image(&text);
 	ret = ptsim_read_samples(m, sample_type | PERF_SAMPLE_AUX, &ss, &lost);
 	if (ret < 0)
 		snprintf(why, len, "bad ring buffer: %s", strerror(-ret));
 	else if (lost)
 		snprintf(why, len, "%llu samples lost",
 			 (unsigned long long)lost);
-	else if (intel_pt && !image)
-		snprintf(why, len, "no libipt image of this process");
-	if (intel_pt && !image)
-		ret = -1;
 	for (i = 0; ret > 0 && i < (int)ss.nr; i++) {
 		if (ss.s[i].aux.len != size) {
 			snprintf(why, len, "sample %d: %zu bytes of trace",
 				 i, ss.s[i].aux.len);
 			ret = -1;
-		} else if (intel_pt) {
-			strcpy(what, "no instruction");
-			if (ptsim_flow_check(ss.s[i].aux.data, ss.s[i].aux.len,
-					     ss.s[i].ip, image, &f, what,
-					     sizeof(what)) || (!f.insns && started)) {
-				snprintf(why, len, "sample %d: %s", i, what);
-				ret = -1;
-			}
-			started |= f.insns > 0;
-		} else if (ptsim_sample_trace(&ss.s[i], &t, &text)) {
-			snprintf(why, len, "sample %d: %s", i, t.error);
+		} else if (decode_sample(&d, &ss.s[i], &insns, what,
+					 sizeof(what))) {
+			snprintf(why, len, "sample %d: %s", i, what);
 			ret = -1;
-		} else if (!t.nr && started) {
-			snprintf(why, len, "sample %d: no records", i);
+		} else if (!insns && started) {
+			snprintf(why, len, "sample %d: no records or instructions",
+				 i);
 			ret = -1;
 		}
-		started |= t.nr > 0;
-		ptsim_trace_free(&t);
+		started |= insns > 0;
 	}
 	if (ret > 0 && !started) {
 		snprintf(why, len, "no sample has trace");
@@ -577,10 +715,8 @@ static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 	}
 	if (lost)
 		ret = -1;
-	if (image)
-		pt_image_free(image);
+	decoder_fini(&d);
 	ptsim_samples_free(&ss);
-	ptsim_ranges_free(&text);
 	return ret;
 }
 
@@ -611,6 +747,8 @@ TEST_F(aux_sample_errors, old_attr_size_group_form)
 
 	if (_metadata->skip)
 		return;
+	if (!decodes(TRACE_PTSIM))
+		SKIP(return, "ptsim: %s", no_decoder);
 	leader = open_leader(self->type);
 	ASSERT_GE(leader, 0) TH_LOG("ptsim: %s", strerror(errno));
 	ASSERT_EQ(ptsim_map(leader, &aux, 1, 8, true), 0);
@@ -632,8 +770,8 @@ TEST_F(aux_sample_errors, old_attr_size_group_form)
 		  0);
 
 	/* The leader traced from the enable only. */
-	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, true, false,
-			   why, sizeof(why));
+	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, true,
+			   TRACE_PTSIM, why, sizeof(why));
 	EXPECT_GE(nr, 20) TH_LOG("%s", why);
 
 	ptsim_unmap(&data);
@@ -767,9 +905,14 @@ FIXTURE_VARIANT_ADD(aux_sample_unpriv, intel_pt)
 	.pmu = "intel_pt",
 };
 
-/* Why a case does not run on intel_pt */
-static const char pt_exclusive[] =
-	"intel_pt is exclusive: one hidden intel_pt event per task, EBUSY for more";
+FIXTURE_VARIANT_ADD(aux_sample_unpriv, cs_etm)
+{
+	.pmu = "cs_etm",
+};
+
+/* Why a case does not run on intel_pt or cs_etm */
+static const char pmu_exclusive[] =
+	"an exclusive PMU: one hidden event of it per task, EBUSY for more";
 
 FIXTURE_SETUP(aux_sample_unpriv)
 {
@@ -779,6 +922,11 @@ FIXTURE_SETUP(aux_sample_unpriv)
 	self->ptsim = self->type == ptsim_type();
 	if (self->ptsim && !ptsim_can_sample())
 		SKIP(return, "ptsim is a module: no AUX sampling");
+#ifdef HAVE_OPENCSD
+	if (trace_kind_of(self->type) == TRACE_CS_ETM &&
+	    access(CS_ETM_TRBE_SYSFS, F_OK))
+		SKIP(return, "no TRBE, the only sink that fills AUX samples");
+#endif
 	if (geteuid())
 		SKIP(return, "needs root to set sysctls and become nobody");
 	sampler_of_errors_attr(&self->attr, self->type);
@@ -836,7 +984,7 @@ static int nobody_samples(struct perf_event_attr *attr)
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		return 3;
 	nr = check_samples(&data, PERF_SAMPLE_IP, SAMPLE_SIZE, true,
-			   attr->aux_sample_type != (__u32)ptsim_type(), why,
+			   trace_kind_of(attr->aux_sample_type), why,
 			   sizeof(why));
 	if (nr < 10) {
 		fprintf(stderr, "# nobody: %d samples: %s\n", nr, why);
@@ -855,13 +1003,15 @@ TEST_F(aux_sample_unpriv, exclude_kernel_0_is_eacces)
 }
 
 /*
- * User-only trace, all of which is this task's user text; on intel_pt,
- * each sample's trace ends at the sample (a task clock interrupt).
+ * User-only trace, all of which is this task's user text; on intel_pt and
+ * cs_etm, each sample's trace ends at the sample (a task clock interrupt).
  */
 TEST_F(aux_sample_unpriv, user_only_samples_decode)
 {
 	if (_metadata->skip)
 		return;
+	if (!decodes(trace_kind_of(self->type)))
+		SKIP(return, "%s: %s", variant->pmu, no_decoder);
 	/* Room for the ring buffer and the hidden event's buffer. */
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", 516), 0);
@@ -933,11 +1083,29 @@ static uint64_t pt_distinct_config(int k)
 	return (k & 1 ? RTIT_CTL_TSC_EN : 0) | (k & 2 ? RTIT_CTL_DISRETC : 0);
 }
 
+#define ETM_OPT_CTXTID		0x4000ULL
+#define ETM_OPT_TS		0x10000000ULL
+
+/*
+ * A cs_etm config, different for each @k below 4: context IDs and
+ * timestamps, which perf itself asks for.  cs_etm is exclusive too.
+ */
+static uint64_t cs_etm_distinct_config(int k)
+{
+	return (k & 1 ? ETM_OPT_CTXTID : 0) | (k & 2 ? ETM_OPT_TS : 0);
+}
+
 /* A config of PMU @type for hidden event @k, different for each. */
 static uint64_t distinct_config(int type, int k)
 {
-	return type == ptsim_type() ? ptsim_distinct_config(k) :
-				      pt_distinct_config(k);
+	switch (trace_kind_of(type)) {
+	case TRACE_PTSIM:
+		return ptsim_distinct_config(k);
+	case TRACE_CS_ETM:
+		return cs_etm_distinct_config(k);
+	default:
+		return pt_distinct_config(k);
+	}
 }
 
 /* Most samplers a test opens: far past the allowance, were it not kept. */
@@ -1098,8 +1266,8 @@ static int nobody_two_configs(struct perf_event_attr *attr)
 
 /*
  * ptsim takes any number of hidden events on a task; an exclusive PMU
- * (intel_pt) refuses a second one with EBUSY, as it does a second event
- * of its own there.
+ * (intel_pt, cs_etm) refuses a second one with EBUSY, as it does a second
+ * event of its own there.
  */
 TEST_F(aux_sample_unpriv, one_hidden_event_per_task_if_exclusive)
 {
@@ -1143,7 +1311,7 @@ __attribute__((constructor)) static void exec_stage(void)
 		return;
 	if (sscanf(env, "%d %d", &left, &opened) != 2)
 		_exit(253);
-	/* ptsim's: intel_pt does not run this case (pt_exclusive) */
+	/* ptsim's: intel_pt and cs_etm do not run this case (pmu_exclusive) */
 	sampler_of_errors_attr(&attr, ptsim_type());
 	_exit(exec_round(&attr, left, opened));
 }
@@ -1180,7 +1348,7 @@ TEST_F(aux_sample_unpriv, mlock_limit_holds_across_exec)
 	if (_metadata->skip)
 		return;
 	if (!self->ptsim)
-		SKIP(return, "%s", pt_exclusive);
+		SKIP(return, "%s", pmu_exclusive);
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", LIMIT_MLOCK_KB), 0);
 	ASSERT_EQ(ptsim_as_nobody(nobody_exec, &self->attr, LIMIT_MEMLOCK),
@@ -1261,7 +1429,7 @@ TEST_F(aux_sample_unpriv, fork_over_allowance_drops_copy)
 	if (_metadata->skip)
 		return;
 	if (!self->ptsim)
-		SKIP(return, "%s", pt_exclusive);
+		SKIP(return, "%s", pmu_exclusive);
 	self->mlock_saved = true;
 	ASSERT_EQ(ptsim_sysctl_set("perf_event_mlock_kb", LIMIT_MLOCK_KB), 0);
 	ASSERT_EQ(ptsim_as_nobody(nobody_fork_over_allowance, &self->attr,
