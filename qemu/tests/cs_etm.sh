@@ -161,9 +161,10 @@ pipe() {
 
 # perf core-trace -e cs_etm//u keeps 4 KiB of crash.arm64.S's latest trace
 # for its core dump (its loop makes more: the trace wrapped); perf script
-# -i CORE decodes it: loop branches (and a trace-off and -on at an
-# interrupt), then the calls of ct_call_a, ct_call_b and ct_crash, and the
-# last instruction is the one before ct_fault's store, which faulted.
+# -i CORE decodes it: loop branches (and at an interrupt a trace-off, to
+# 0, and a trace-on, from 0: 1 run in 25), then the calls of ct_call_a,
+# ct_call_b and ct_crash, and the last instruction is the one before
+# ct_fault's store, which faulted.
 core() {
 	pattern=$(cat /proc/sys/kernel/core_pattern)
 	echo "$tmp/core.%p" > /proc/sys/kernel/core_pattern
@@ -178,7 +179,7 @@ core() {
 	fault=$(awk '$3 == "ct_fault" { print $1 }' "$tests/crash.sym") &&
 	awk -v ip="$(tail -n 1 "$tmp/core.i" | tr -d ' ')" \
 	    -v want="$(printf %x $((0x$fault - 4)))" -v lines="$(wc -l < "$tmp/core.b")" '
-		{ to = NF >= 5 ? $5 : $4 }
+		{ to = $4 == "0" ? "0" : $5 }	# a trace-off's target, else its symbol
 		NR > lines - 3 { calls = calls " " $2 "=>" to; next }
 		$2 !~ /^(_start|ct_step|\[unknown\])$/ || to !~ /^(_start|ct_step|0)$/ {
 			print "not the loop: " $0; bad = 1
