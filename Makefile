@@ -38,7 +38,7 @@ PERF_FLAGS := NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 
 .PHONY: all tree kernel kernel-debug perf selftests qemu check demo bench \
 	arm64 kernel-arm64 perf-arm64 arm64-root selftests-arm64 \
-	fuzz checkpatch export deps clean
+	compare fuzz checkpatch export deps clean
 
 all: kernel-debug perf selftests qemu arm64
 
@@ -129,6 +129,10 @@ demo: kernel perf qemu
 
 bench: kernel selftests perf qemu
 	harness/bench.sh
+
+# Upstream's suites whole, with the series and without it (harness/compare.sh).
+compare: kernel-debug perf selftests qemu
+	PERF_FLAGS='$(PERF_FLAGS)' harness/compare.sh
 
 # The kernel fuzzer's long runs (harness/fuzz.sh).
 fuzz: kernel-debug selftests qemu

@@ -3,7 +3,7 @@
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$repo/build}
-tree=$build/linux
+tree=${TREE:-$build/linux}
 
 # This repo's files that are new to the kernel tree: everything under the
 # kernel's own top-level directories.
