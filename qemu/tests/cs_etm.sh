@@ -179,7 +179,7 @@ core() {
 	fault=$(awk '$3 == "ct_fault" { print $1 }' "$tests/crash.sym") &&
 	awk -v ip="$(tail -n 1 "$tmp/core.i" | tr -d ' ')" \
 	    -v want="$(printf %x $((0x$fault - 4)))" -v lines="$(wc -l < "$tmp/core.b")" '
-		{ to = $4 == "0" ? "0" : $5 }	# a trace-off's target, else its symbol
+		{ to = $4 == "0" ? "0" : $5 }	# a trace-off: 0, else the symbol
 		NR > lines - 3 { calls = calls " " $2 "=>" to; next }
 		$2 !~ /^(_start|ct_step|\[unknown\])$/ || to !~ /^(_start|ct_step|0)$/ {
 			print "not the loop: " $0; bad = 1
