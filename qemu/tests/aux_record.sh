@@ -314,7 +314,26 @@ report() {
 		grep -E '^ +100\.00% .* long +\[\.\] _start *$'
 }
 
-echo "1..10"
+# perf record writing where every write waits, here the guest's 9p output
+# directory (a user's NFS home is such a place).  Intel PT's sideband, the
+# context switches of every CPU, has perf's own switches as it writes;
+# left on after the workload exits, they kept perf from ever finding its
+# rings empty (a 0.4 s workload took 35 s under -e intel_pt//u, 180 s
+# under -A, writing MBs of perf's switches).  Each must end within a
+# minute, its file less than a MB.
+slow_fs() {
+	for events in "-e intel_pt/branch=0/u" \
+		      "-Aintel_pt --aux-sample=4096 -e instructions:u -c 200000"; do
+		rm -f /tmp/out/slow.data
+		timeout -s KILL 60 "$perf" record -q -o /tmp/out/slow.data \
+			$events -- "$tmp/long" || return 1
+		size=$(stat -c %s /tmp/out/slow.data) &&
+		rm /tmp/out/slow.data &&
+		echo "$events: $size bytes" && [ "$size" -lt 1000000 ] || return 1
+	done
+}
+
+echo "1..11"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
 	-o "$tmp/phases" "$here/phases.S" || exit 1
@@ -330,4 +349,5 @@ check "-Aintel_pt --overwrite --control=fifo: the command 'snapshot' dumps as SI
 check "-Aintel_pt -a --overwrite under perf daemon: perf daemon signal and stop dump as SIGUSR2 does" daemon
 check "-Aintel_pt --overwrite --switch-output-event: a system call dumps the newest samples, which decode on their own" switch_event
 check "perf report of an -Aintel_pt recording: its default --itrace" report
+check "-Aintel_pt and intel_pt writing to 9p: perf record ends with its workload" slow_fs
 exit $failed
