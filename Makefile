@@ -38,7 +38,7 @@ PERF_FLAGS := NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
 
 .PHONY: all tree kernel kernel-debug perf selftests qemu check demo bench \
 	arm64 kernel-arm64 perf-arm64 arm64-root selftests-arm64 \
-	compare fuzz checkpatch export deps clean
+	compare fuzz perf-afl fuzz-perf checkpatch export deps clean
 
 all: kernel-debug perf selftests qemu arm64
 
@@ -137,6 +137,24 @@ compare: kernel-debug perf selftests qemu
 # The kernel fuzzer's long runs (harness/fuzz.sh).
 fuzz: kernel-debug selftests qemu
 	harness/fuzz.sh
+
+# AFL++ on perf's readers (harness/fuzz-perf.sh), perf built for it with
+# ASan and UBSan; the seeds are recorded with the plain perf.  AFL++ is not
+# in harness/deps.sh: nothing else needs it.  UBSan leaves out alignment
+# (perf reads records where they lie, which x86 allows) and pointer-overflow
+# (upstream's rb_entry() of NULL, NULL + 0 in the Intel PT decoder: both
+# on every input); it reports, and harness/fuzz-perf.sh makes it abort.
+AFL_UBSAN := -fsanitize=undefined -fno-sanitize=alignment,pointer-overflow \
+	     -fsanitize-recover=undefined
+perf-afl: tree
+	command -v afl-clang-fast > /dev/null || apt-get install -y -q afl++
+	mkdir -p $(BUILD)/perf-afl
+	AFL_USE_ASAN=1 AFL_QUIET=1 $(MAKE) -s -C $(TREE)/tools/perf \
+		O=$(BUILD)/perf-afl -j$(JOBS) $(PERF_FLAGS) NO_LIBPYTHON=1 \
+		CC=afl-clang-fast HOSTCC=gcc EXTRA_CFLAGS="$(AFL_UBSAN)"
+
+fuzz-perf: perf-afl perf kernel-debug qemu
+	harness/fuzz-perf.sh
 
 export:
 	harness/export.sh
