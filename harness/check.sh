@@ -167,6 +167,12 @@ log=$results/ete.log
 sh "$repo/qemu/tests/ete.sh" "$build" > "$log" 2>&1
 tap_results qemu-ete "$log" $?
 
+# make fuzz-perf's findings: perf script must refuse each, under valgrind.
+echo "== on the host: harness/fuzz-perf-cases.sh"
+log=$results/fuzz-perf-cases.log
+sh "$repo/harness/fuzz-perf-cases.sh" "$build/perf/perf" > "$log" 2>&1
+tap_results fuzz-perf-cases "$log" $?
+
 wait $checkpatch
 echo "== checkpatch"
 while read -r verdict name; do
