@@ -10,11 +10,13 @@
 #         core trace, and the hardware trace recorder's copies;
 #   pipe: perf script -i - --itrace=bew, the input on stdin (pipe mode).
 # Their seeds are recorded in the x86 debug guest (harness/fuzz-perf-seeds.sh,
-# once), and each must read without a sanitizer's report; the dictionary
+# once), and each, as each of the findings kept in harness/fuzz-perf-cases/,
+# must read without a sanitizer's report; the dictionary
 # names the formats' magics and fields.  Findings go to
 # $build/fuzz-perf/TARGET/default/{crashes,hangs}; the run fails if there
 # are any, and prints the executions of each target and each crash's report.
 set -euo pipefail
+shopt -s nullglob
 
 . "$(dirname "$0")/common.sh"
 out=$build/fuzz-perf
@@ -48,7 +50,7 @@ all_ones="\xff\xff\xff\xff\xff\xff\xff\xff"
 EOF
 
 # A finding is an abort (ASan, UBSan) or a hang, not perf's own errors.
-export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0:allocator_may_return_null=1
+export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0:allocator_may_return_null=1:malloc_context_size=0
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:symbolize=0
 export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1
 export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
@@ -88,8 +90,8 @@ fuzz() # TARGET ARGS...
 		"$perf" script "$@" "$itrace" > "$out/$target.log" 2>&1 || true
 }
 
-replay file "$out"/seeds/file/*
-replay pipe "$out"/seeds/pipe/*
+replay file "$out"/seeds/file/* "$repo"/harness/fuzz-perf-cases/file/*
+replay pipe "$out"/seeds/pipe/* "$repo"/harness/fuzz-perf-cases/pipe/*
 fuzz file -i @@ &
 fuzz pipe -i - &
 wait
