@@ -72,7 +72,11 @@ replay()
 			"$perf" script -i "$file" "$itrace" > /dev/null \
 				2> "$out/replay.err" || rc=$?
 		fi
-		[ $rc -lt 128 ] && continue
+		# perf's own errors are -errno (1, or 193 and above)
+		case $rc in
+		129 | 1[3-5][0-9]) ;;
+		*) continue ;;
+		esac
 		echo "$target: $file: perf script died"
 		grep -m 3 -E 'ERROR: AddressSanitizer|runtime error|SUMMARY' "$out/replay.err"
 		status=1
