@@ -138,11 +138,12 @@ start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS [ARCH]]
 # The hardware trace recorder through a crash: a guest that records every
 # CPU's kernel-mode Intel PT from boot crashes (HOW: an oops with
 # oops=panic, or a panic) by running CRASH; its capture kernel decodes
-# the trace from /proc/vmcore (hwtrace_kdump).
+# the trace from /proc/vmcore with libipt (hwtrace_kdump), then with perf
+# (perf test vmcore); the status is hwtrace_kdump's.
 hwtrace_kdump() {	# HOW CRASH
 	"$repo/harness/run-guest.sh" -K -t 1200 -o "$results/hwtrace-kdump-$1" \
 		-c "hwtrace=intel_pt,config=0x2001,size=1020,kernel crashkernel=384M oops=panic" \
-		"HWTRACE_KDUMP_CRASH=$1 sh $repo/harness/kdump.sh $build/kernel-debug/arch/x86/boot/bzImage '$2' sh -c 'cd $build/selftests/perf_events && ./hwtrace_kdump'" \
+		"HWTRACE_KDUMP_CRASH=$1 PERF_TEST_VMLINUX=$build/kernel-debug/vmlinux sh $repo/harness/kdump.sh $build/kernel-debug/arch/x86/boot/bzImage '$2' sh -c 'cd $build/selftests/perf_events && ./hwtrace_kdump; rc=\$?; cd $build/linux/tools/perf && $build/perf/perf test -v vmcore; exit \$rc'" \
 		> "$results/hwtrace-kdump-$1.log" 2>&1
 	echo $? > "$results/hwtrace-kdump-$1.rc"
 }
@@ -220,6 +221,8 @@ guest_results perf-tests
 for how in oops panic; do
 	tap_results hwtrace-kdump-$how "$results/hwtrace-kdump-$how.log" \
 		"$(cat "$results/hwtrace-kdump-$how.rc")"
+	perf_test_results "hwtrace-kdump-$how: perf-test.vmcore" \
+		"$results/hwtrace-kdump-$how.log" "$(cat "$results/hwtrace-kdump-$how.rc")"
 done
 guest_results arm64
 echo "== on the host: qemu/tests/cs_etm_parity.sh (the arm64 guest's recordings)"

@@ -7,7 +7,8 @@
 #   file: perf script -i FILE --itrace=bew, which reads perf.data files
 #         (the AUX samples of perf record -A: position headers, the
 #         resolver, the Intel PT and ptsim decoders), process cores with
-#         core trace, and the hardware trace recorder's copies;
+#         core trace, and the hardware trace recorder's copies, alone and
+#         in a kernel's crash dump (harness/mini-vmcore.py);
 #   pipe: perf script -i - --itrace=bew, the input on stdin (pipe mode).
 # Their seeds are recorded in the x86 debug guest (harness/fuzz-perf-seeds.sh,
 # once), and each, as each of the findings kept in harness/fuzz-perf-cases/,
@@ -29,6 +30,11 @@ if [ ! -s "$out/seeds/file/pt.A" ]; then
 	"$repo/harness/run-guest.sh" -t 1200 -o "$out/seeds" \
 		"$repo/harness/fuzz-perf-seeds.sh /tmp/out $build/perf/perf $out/fz_work"
 fi
+for pmu in intel_pt ptsim; do
+	[ -s "$out/seeds/file/vmcore.$pmu" ] ||
+		python3 "$repo/harness/mini-vmcore.py" "$out/seeds/file/vmcore.$pmu" \
+			"$out/seeds/file/hwtrace.$pmu"
+done
 
 cat > "$out/perf.dict" << 'EOF'
 perf_data="PERFILE2"
@@ -36,6 +42,8 @@ hwtrace="HWTR"
 elf="\x7fELF"
 note_core="CORE\x00"
 note_linux="LINUX\x00"
+note_vmcoreinfo="VMCOREINFO\x00"
+vmcoreinfo_hwtrace="HWTRACE="
 nt_perf_trace="\x46\x52\x45\x50"
 pmu_pt="intel_pt\x00"
 pmu_ptsim="ptsim\x00"

@@ -42,6 +42,7 @@
 
 #include "core-trace.h"
 #include "debug.h"
+#include "elf-core.h"
 #include "event.h"
 #include "intel-pt.h"
 #include "trace-stream.h"
@@ -51,12 +52,6 @@
 #endif
 #ifndef NT_PERF_TRACE
 #define NT_PERF_TRACE	0x50455246
-#endif
-
-#if __BYTE_ORDER == __LITTLE_ENDIAN
-#define CORE_TRACE_ELFDATA	ELFDATA2LSB
-#else
-#define CORE_TRACE_ELFDATA	ELFDATA2MSB
 #endif
 
 /* A PT_LOAD: where a mapping is, and its protection */
@@ -73,8 +68,7 @@ struct core_trace_thread {
 
 struct core_trace {
 	struct trace_stream		ts;
-	const char			*phdrs;
-	size_t				nr_phdrs;
+	struct elf_core			ec;
 	struct core_trace_load		*loads;
 	size_t				nr_loads;
 	pid_t				pid;
@@ -114,11 +108,11 @@ static int core_trace__read_loads(struct core_trace *ct)
 	struct elf64_phdr phdr;
 	size_t i;
 
-	ct->loads = calloc(ct->nr_phdrs ?: 1, sizeof(*ct->loads));
+	ct->loads = calloc(ct->ec.nr_phdrs ?: 1, sizeof(*ct->loads));
 	if (!ct->loads)
 		return trace_stream__err(&ct->ts, "no memory for its program headers");
-	for (i = 0; i < ct->nr_phdrs; i++) {
-		memcpy(&phdr, ct->phdrs + i * sizeof(phdr), sizeof(phdr));
+	for (i = 0; i < ct->ec.nr_phdrs; i++) {
+		elf_core__phdr(&ct->ec, i, &phdr);
 		if (phdr.p_type != PT_LOAD)
 			continue;
 		ct->loads[ct->nr_loads].vaddr = phdr.p_vaddr;
@@ -308,13 +302,12 @@ static int core_trace__read_auxv(struct core_trace *ct, const char *desc, size_t
 	return 0;
 }
 
-static int core_trace__read_note(struct core_trace *ct, const struct elf64_note *nhdr,
+static int core_trace__read_note(void *ctx, const struct elf64_note *nhdr,
 				 const char *name, const char *desc)
 {
-	bool is_core = nhdr->n_namesz == sizeof("CORE") &&
-		       !memcmp(name, "CORE", sizeof("CORE"));
-	bool is_linux = nhdr->n_namesz == sizeof("LINUX") &&
-			!memcmp(name, "LINUX", sizeof("LINUX"));
+	bool is_core = elf_core__note_is(nhdr, name, "CORE");
+	bool is_linux = elf_core__note_is(nhdr, name, "LINUX");
+	struct core_trace *ct = ctx;
 	prpsinfo_t psinfo;
 
 	switch (nhdr->n_type) {
@@ -344,91 +337,16 @@ static int core_trace__read_note(struct core_trace *ct, const struct elf64_note 
 	}
 }
 
-/* @size bytes at @offset of the core, or NULL if they are not all in it */
-static const char *core_trace__at(struct core_trace *ct, u64 offset, u64 size)
-{
-	if (offset > ct->ts.size || size > ct->ts.size - offset)
-		return NULL;
-	return ct->ts.map + offset;
-}
-
-/*
- * The notes of a PT_NOTE segment: each a header, then its name and its
- * descriptor, each padded to 4 bytes, all within the segment.
- */
-static int core_trace__read_notes(struct core_trace *ct, const struct elf64_phdr *phdr)
-{
-	const char *notes = core_trace__at(ct, phdr->p_offset, phdr->p_filesz);
-	u64 offset, name, desc, next;
-	struct elf64_note nhdr;
-	int err = 0;
-
-	if (!notes)
-		return trace_stream__err(&ct->ts, "its notes are not all in the file: truncated?");
-
-	for (offset = 0; !err && offset < phdr->p_filesz; offset = next) {
-		if (phdr->p_filesz - offset < sizeof(nhdr))
-			return trace_stream__err(&ct->ts, "its notes are garbled");
-		memcpy(&nhdr, notes + offset, sizeof(nhdr));
-		name = offset + sizeof(nhdr);
-		desc = name + PERF_ALIGN((u64)nhdr.n_namesz, 4);
-		next = desc + PERF_ALIGN((u64)nhdr.n_descsz, 4);
-		if (next > phdr->p_filesz)
-			return trace_stream__err(&ct->ts, "its notes are garbled");
-		err = core_trace__read_note(ct, &nhdr, notes + name, notes + desc);
-	}
-	return err;
-}
-
-/*
- * The program headers, e_phnum of them, unless there are PN_XNUM or more:
- * then e_phnum is PN_XNUM and the first section header's sh_info has the
- * number (ELF gABI).
- */
-static int core_trace__read_phdrs(struct core_trace *ct, const struct elf64_hdr *ehdr)
-{
-	struct elf64_shdr shdr;
-	const char *p;
-
-	ct->nr_phdrs = ehdr->e_phnum;
-	if (ct->nr_phdrs == PN_XNUM) {
-		p = core_trace__at(ct, ehdr->e_shoff, sizeof(shdr));
-		if (!p)
-			return trace_stream__err(&ct->ts,
-						 "its section headers are not in the file");
-		memcpy(&shdr, p, sizeof(shdr));
-		ct->nr_phdrs = shdr.sh_info;
-	}
-	if (ehdr->e_phentsize != sizeof(struct elf64_phdr))
-		return trace_stream__err(&ct->ts, "its program headers are garbled");
-	ct->phdrs = core_trace__at(ct, ehdr->e_phoff, ct->nr_phdrs * sizeof(struct elf64_phdr));
-	if (!ct->phdrs)
-		return trace_stream__err(&ct->ts, "its program headers are not all in the file");
-	return 0;
-}
-
-/* 64-bit cores of perf's byte order, with trace, a process and its files */
+/* A core with trace, a process and its files */
 static int core_trace__read(struct core_trace *ct)
 {
-	struct elf64_hdr ehdr;
-	struct elf64_phdr phdr;
-	size_t i;
 	int err;
 
-	if (ct->ts.size < sizeof(ehdr))
-		return trace_stream__err(&ct->ts, "not an ELF core file");
-	memcpy(&ehdr, ct->ts.map, sizeof(ehdr));
-	if (ehdr.e_ident[EI_CLASS] != ELFCLASS64 || sizeof(long) != 8 ||
-	    ehdr.e_ident[EI_DATA] != CORE_TRACE_ELFDATA)
-		return trace_stream__err(&ct->ts,
-					 "perf reads trace from 64-bit cores of its byte order only");
-
-	err = core_trace__read_phdrs(ct, &ehdr) ?: core_trace__read_loads(ct);
-	for (i = 0; !err && i < ct->nr_phdrs; i++) {
-		memcpy(&phdr, ct->phdrs + i * sizeof(phdr), sizeof(phdr));
-		if (phdr.p_type == PT_NOTE)
-			err = core_trace__read_notes(ct, &phdr);
-	}
+	err = elf_core__read(&ct->ec, ct->ts.map, ct->ts.size) ?:
+	      core_trace__read_loads(ct) ?:
+	      elf_core__notes(&ct->ec, core_trace__read_note, ct);
+	if (err && ct->ec.err)
+		return trace_stream__err(&ct->ts, ct->ec.err);
 	if (err)
 		return err;
 	if (!ct->nr_threads)
@@ -451,7 +369,7 @@ bool core_trace__is_core(const char *path)
 	/* e_type is at the same offset in 32-bit ELF headers */
 	return trace_stream__peek(path, &ehdr, sizeof(ehdr)) &&
 	       !memcmp(ehdr.e_ident, ELFMAG, SELFMAG) &&
-	       (ehdr.e_ident[EI_DATA] == CORE_TRACE_ELFDATA ?
+	       (ehdr.e_ident[EI_DATA] == ELF_CORE_ELFDATA ?
 		ehdr.e_type : bswap_16(ehdr.e_type)) == ET_CORE;
 }
 

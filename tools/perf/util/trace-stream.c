@@ -453,7 +453,7 @@ int trace_stream__begin(struct trace_stream *ts, struct perf_data *data)
 	ts->out = trace_stream__file();
 	if (ts->out < 0)
 		return trace_stream__errno(ts, "cannot make a stream of it");
-	ts->event = zalloc(sizeof(*ts->event));
+	ts->event = zalloc(TRACE_STREAM_EVENT_MAX);
 	if (!ts->event)
 		return trace_stream__err(ts, "no memory to make a stream of it");
 	return perf_header__write_pipe(ts->out);

@@ -14,6 +14,9 @@ union perf_event;
  * trace without being a perf.data file (a core file, the hardware trace
  * recorder's copies), and then reads as it reads a pipe.
  */
+/* ... of up to this many bytes, its id sample included (header.size is a u16) */
+#define TRACE_STREAM_EVENT_MAX	65536
+
 struct trace_stream {
 	const char		*path;	/* the file it is made of, for errors */
 	const char		*map;	/* that file, mapped or read */
@@ -22,7 +25,7 @@ struct trace_stream {
 	bool			per_cpu; /* its trace is of CPUs: samples have CPU */
 	u64			aux_flags; /* of its trace, for AUX records */
 	int			out;	/* the stream: an anonymous file */
-	union perf_event	*event;	/* the event being written */
+	union perf_event	*event;	/* the event being written: */
 };
 
 /* What the trace was of, for the stream's attr and AUXTRACE_INFO */

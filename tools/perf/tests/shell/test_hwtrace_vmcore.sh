@@ -1,0 +1,131 @@
+#!/bin/sh
+# Hardware trace recorder: perf script -i /proc/vmcore
+# SPDX-License-Identifier: GPL-2.0
+#
+# In the kdump kernel of a kernel that crashed while its hardware trace
+# recorder ran Intel PT in kernel mode, perf script reads every CPU's
+# frozen copy from /proc/vmcore, with the crashed kernel's text as it ran
+# from the dump and its symbols from its vmlinux (PERF_TEST_VMLINUX, or
+# where perf looks for one by its build ID), and
+#
+#   - each CPU's trace decodes with no error but the trace lost ahead of
+#     it, at most one branch in a hundred from unknown code;
+#   - after an oops (the crashed kernel's log, from vmcore-dmesg, has its
+#     "RIP: 0010:FUNCTION+OFFSET/LENGTH"): one CPU's flow takes the fault,
+#     an interrupt at that very instruction, then enters oops_begin(), and
+#     never oops_end(), which comes after the recorder froze it;
+#   - after a panic with no oops (sysrq's c): one CPU's flow enters
+#     sysrq_handle_crash(), panic() and native_machine_crash_shutdown(),
+#     in that order, and never machine_kexec(), which comes after the
+#     freeze.
+#
+# Elsewhere (no /proc/vmcore) it skips: harness/check.sh runs it in the
+# capture kernels of its kdump guests.
+
+vmcore=/proc/vmcore
+
+if [ ! -r ${vmcore} ] ; then
+	echo "Skip: not a kdump kernel (no ${vmcore})"
+	exit 2
+fi
+if ! command -v vmcore-dmesg > /dev/null 2>&1 ; then
+	echo "Skip: no vmcore-dmesg (kexec-tools), which the test needs"
+	exit 2
+fi
+
+temp_dir=$(mktemp -d /tmp/__perf_test_hwtrace_vmcore.XXXXXXXXXX)
+trap 'rm -rf "${temp_dir}"; exit 1' EXIT TERM INT
+
+# The oops' RIP, as the crashed kernel's log has it: FUNCTION+OFFSET
+vmcore-dmesg ${vmcore} > "${temp_dir}/dmesg" 2>&1
+rip=$(sed -n 's/.*RIP: 0010:\([^/ ]*\)\/.*/\1/p' "${temp_dir}/dmesg" | head -1)
+if [ -n "${rip}" ] ; then
+	echo "The oops: $(grep -m1 'RIP: 0010:' "${temp_dir}/dmesg")"
+	path="oops_begin"
+	never="oops_end"
+elif grep -q 'Kernel panic - not syncing' "${temp_dir}/dmesg" ; then
+	echo "The panic: $(grep -m1 'Kernel panic - not syncing' "${temp_dir}/dmesg")"
+	path="sysrq_handle_crash panic native_machine_crash_shutdown"
+	never="machine_kexec"
+else
+	echo "The crashed kernel's log has neither an oops nor a panic"
+	exit 1
+fi
+
+# The branches of every CPU, as they stream out of perf: the decode of a
+# debug kernel's megabyte a CPU is some hundred megabytes of text
+perf script -i ${vmcore} ${PERF_TEST_VMLINUX:+--vmlinux="${PERF_TEST_VMLINUX}"} \
+	--itrace=be -F cpu,ip,sym,symoff,addr,flags 2> "${temp_dir}/err" |
+awk -v rip="${rip}" -v path="${path}" -v never="${never}" '
+	function fail(msg) {
+		if (errors++ < 10)
+			print msg
+	}
+	# A branch: [CPU] FLAGS... FROM_IP FROM_SYM+OFF => TO_IP TO_SYM+OFF
+	/^ *instruction trace error / {
+		cpu = $0
+		sub(/.* cpu /, "", cpu)
+		sub(/ .*/, "", cpu)
+		if ($0 !~ /code 8: Lost trace data$/ || lost[cpu]++)
+			fail("Decoding error: " $0)
+		next
+	}
+	{
+		for (arrow = 1; arrow <= NF && $arrow != "=>"; arrow++)
+			;
+		if (arrow > NF) {
+			fail("Not a branch: " $0)
+			next
+		}
+		cpu = $1
+		from = $(arrow - 1)
+		to = $NF
+		branches[cpu]++
+		if (from == "[unknown]")
+			unknown[cpu]++
+		if (rip != "" && from == rip && $0 ~ / int /) {
+			print "The decode: " $0
+			crash_cpu = cpu
+			step[cpu] = 1
+			next
+		}
+		if (rip == "" && to == steps[step[cpu] + 1] "+0x0") {
+			step[cpu]++
+			if (step[cpu] == 1)
+				print "The decode: " $0
+			if (step[cpu] == nr_steps)
+				crash_cpu = cpu
+			next
+		}
+		if (rip != "" && cpu == crash_cpu && to == steps[1] "+0x0")
+			reached = 1
+		if (cpu == crash_cpu && to == never "+0x0")
+			fail(cpu ": the flow enters " never "(), past the freeze: " $0)
+	}
+	BEGIN {
+		nr_steps = split(path, steps)
+	}
+	END {
+		for (cpu in branches) {
+			n = branches[cpu]
+			printf "%s: %d branches, %d from unknown code\n", cpu, n, unknown[cpu]
+			if (n < 1000 || unknown[cpu] * 100 > n)
+				fail(cpu ": too few branches, or too many from unknown code")
+		}
+		if (crash_cpu == "" && rip != "")
+			fail("No CPU'\''s flow takes the fault at " rip)
+		else if (crash_cpu == "")
+			fail("No CPU'\''s flow goes through " path)
+		else if (rip != "" && !reached)
+			fail(crash_cpu ": after the fault, the flow never enters " path "()")
+		exit errors != 0
+	}'
+err=$?
+if grep -q -v '^Warning:\|instruction trace errors$' "${temp_dir}/err" ; then
+	cat "${temp_dir}/err"
+	err=1
+fi
+
+trap - EXIT TERM INT
+rm -rf "${temp_dir}"
+exit ${err}
