@@ -19,8 +19,10 @@
  *		the trace recorded with the old ones (EBUSY while tracing)
  *   tracing_on	1 starts the recorder; 0 freezes it: each CPU copies its
  *		trace, then stops; 1 again goes on with the same streams
- *   freeze_on_event	a tracepoint's ID (events/SYSTEM/NAME/id) whose first
- *		hit while recording freezes the recorder, or none (a setting)
+ *   freeze_on_event	a perf event whose first overflow while recording
+ *		freezes the recorder: a tracepoint's ID (events/SYSTEM/NAME/id),
+ *		or its perf_event_attr fields type=,config=,config1=,config2=,
+ *		bp_type=,period=; or none (a setting)
  *   freeze_on_oops	1: a CPU that oopses freezes its copy there
  *   per_cpu/cpuN/trace	CPU N's latest trace: taken when the file is
  *		opened while the CPU traces, its frozen copy once it stopped
@@ -79,17 +81,29 @@ enum hwtrace_state {
 	HWTRACE_FROZEN,		/* stopped; the copies hold the trace */
 };
 
+/*
+ * freeze_on_event: the perf event whose overflow freezes the recorder, in
+ * the fields of perf_event_attr of these names (config1 is bp_addr, config2
+ * bp_len); a period of 0 is none.  A tracepoint is PERF_TYPE_TRACEPOINT,
+ * its ID the config, with a period of 1.
+ */
+struct hwtrace_trigger {
+	u32	type;
+	u32	bp_type;
+	u64	config;
+	u64	config1;
+	u64	config2;
+	u64	period;
+};
+
 struct hwtrace_cfg {
 	char			pmu[32];
 	u64			config;
 	u32			size;
 	bool			kernel;
 	bool			user;
-	u64			trigger;	/* freeze_on_event: an ID */
+	struct hwtrace_trigger	trigger;	/* freeze_on_event */
 };
-
-/* freeze_on_event is none */
-#define HWTRACE_NO_TRIGGER	U64_MAX
 
 /**
  * struct hwtrace_cpu - a CPU's part of the recorder
@@ -99,8 +113,8 @@ struct hwtrace_cfg {
  * @copy: the room of @hdr, for perf_aux_copy()
  * @frozen: HWTRACE_LIVE; HWTRACE_FREEZING while the CPU fills @hdr;
  *	HWTRACE_FROZEN_DONE once @hdr holds the trace up to where it stopped
- * @trigger: its freeze_on_event event, made for tracepoint @trigger_id
- *	after the CPU came online for the @trigger_gen'th time
+ * @trigger: its freeze_on_event event, made as @trigger_attr says after
+ *	the CPU came online for the @trigger_gen'th time
  * @online_gen: how many times the CPU came online
  */
 struct hwtrace_cpu {
@@ -109,7 +123,7 @@ struct hwtrace_cpu {
 	struct perf_aux_copy		copy;
 	atomic_t			frozen;
 	struct perf_event		*trigger;
-	u64				trigger_id;
+	struct hwtrace_trigger		trigger_attr;
 	unsigned int			trigger_gen;
 	unsigned int			online_gen;
 };
@@ -121,7 +135,6 @@ static struct hwtrace_cfg hwtrace_cfg = {
 	.size	= HWTRACE_DEFAULT_SIZE,
 	.kernel	= true,
 	.user	= true,
-	.trigger = HWTRACE_NO_TRIGGER,
 };
 
 static bool hwtrace_freeze_on_oops = true;
@@ -440,9 +453,9 @@ static int hwtrace_resume(void)
 }
 
 /*
- * Triggers.  With freeze_on_event set, each online CPU counts that
- * tracepoint, while the recorder records, in a kernel event of its own
- * with a period of 1.  A hit freezes the copy of the CPU it happens on,
+ * Triggers.  With freeze_on_event set, each online CPU counts that event
+ * (a tracepoint, a counter, a breakpoint), while the recorder records, in
+ * a kernel event of its own.  A hit, its overflow, freezes the copy of the CPU it happens on,
  * there, flagged PERF_HWTRACE_TRIGGER, and then hwtrace_fired_work the
  * others, if the session it froze is still recording.
  *
@@ -455,7 +468,7 @@ static int hwtrace_resume(void)
  * once recording and by hwtrace_trigger_work, which every other change
  * queues; and one, disabled, by the writer of freeze_on_event, to try it.
  * hwtrace_trigger_sync() gives each CPU that is online while the recorder
- * records an event of the tracepoint set, and releases the rest.
+ * records an event of the one set, and releases the rest.
  * perf takes a CPU's events off it when it goes offline, and one made for
  * a CPU on its way down is on none: an event made before the CPU last came
  * online (hwtrace_cpu::online_gen) is released and made again.
@@ -484,8 +497,9 @@ static void hwtrace_fired_irq_work(struct irq_work *work)
 static DEFINE_IRQ_WORK(hwtrace_fired_irq, hwtrace_fired_irq_work);
 
 /*
- * A hit of the freeze_on_event tracepoint, on the CPU it happened on.
- * Context: the tracepoint's, preemption disabled, maybe an NMI.
+ * A hit of the freeze_on_event event, on the CPU it happened on.
+ * Context: the event's overflow, preemption disabled: a tracepoint's, a
+ * hardware counter's NMI, a breakpoint's debug exception.
  */
 static void hwtrace_trigger_hit(struct perf_event *event,
 				struct perf_sample_data *data,
@@ -496,14 +510,17 @@ static void hwtrace_trigger_hit(struct perf_event *event,
 		irq_work_queue(&hwtrace_fired_irq);
 }
 
-static struct perf_event *hwtrace_trigger_create(int cpu, u64 id,
-						 bool disabled)
+static struct perf_event *
+hwtrace_trigger_create(int cpu, const struct hwtrace_trigger *t, bool disabled)
 {
 	struct perf_event_attr attr = {
 		.size		= sizeof(attr),
-		.type		= PERF_TYPE_TRACEPOINT,
-		.config		= id,
-		.sample_period	= 1,
+		.type		= t->type,
+		.config		= t->config,
+		.config1	= t->config1,
+		.config2	= t->config2,
+		.bp_type	= t->bp_type,
+		.sample_period	= t->period,
 		.pinned		= 1,
 		.disabled	= disabled,
 	};
@@ -512,26 +529,27 @@ static struct perf_event *hwtrace_trigger_create(int cpu, u64 id,
 						hwtrace_trigger_hit, NULL);
 }
 
-/* Give @cpu the trigger it should have: tracepoint @id's, or none (@want). */
-static int hwtrace_trigger_sync_cpu(int cpu, bool want, u64 id)
+/* Give @cpu the trigger it should have: @t's event, or none (@want). */
+static int hwtrace_trigger_sync_cpu(int cpu, bool want,
+				    const struct hwtrace_trigger *t)
 {
 	struct hwtrace_cpu *hc = per_cpu_ptr(&hwtrace_cpus, cpu);
 	unsigned int gen = READ_ONCE(hc->online_gen);
 	struct perf_event *event;
 
 	lockdep_assert_held(&hwtrace_trigger_mutex);
-	if (hc->trigger && (!want || hc->trigger_id != id ||
+	if (hc->trigger && (!want || memcmp(&hc->trigger_attr, t, sizeof(*t)) ||
 			    hc->trigger_gen != gen)) {
 		perf_event_release_kernel(hc->trigger);
 		hc->trigger = NULL;
 	}
 	if (!want || hc->trigger)
 		return 0;
-	event = hwtrace_trigger_create(cpu, id, false);
+	event = hwtrace_trigger_create(cpu, t, false);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	hc->trigger = event;
-	hc->trigger_id = id;
+	hc->trigger_attr = *t;
 	hc->trigger_gen = gen;
 	return 0;
 }
@@ -543,17 +561,17 @@ static int hwtrace_trigger_sync_cpu(int cpu, bool want, u64 id)
  */
 static int hwtrace_trigger_sync(void)
 {
+	struct hwtrace_trigger t;
 	int cpu, err, ret = 0;
 	bool on;
-	u64 id;
 
 	mutex_lock(&hwtrace_trigger_mutex);
 	mutex_lock(&hwtrace_mutex);
-	id = hwtrace_cfg.trigger;
-	on = hwtrace_state == HWTRACE_ON && id != HWTRACE_NO_TRIGGER;
+	t = hwtrace_cfg.trigger;
+	on = hwtrace_state == HWTRACE_ON && t.period;
 	mutex_unlock(&hwtrace_mutex);
 	for_each_possible_cpu(cpu) {
-		err = hwtrace_trigger_sync_cpu(cpu, on && cpu_online(cpu), id);
+		err = hwtrace_trigger_sync_cpu(cpu, on && cpu_online(cpu), &t);
 		ret = ret ?: err;
 	}
 	mutex_unlock(&hwtrace_trigger_mutex);
@@ -576,14 +594,14 @@ static void hwtrace_trigger_changed(void)
 	schedule_work(&hwtrace_trigger_work);
 }
 
-/* Whether tracepoint @id can be a trigger: an error if not. */
-static int hwtrace_trigger_check(u64 id)
+/* Whether @t can be a trigger: an error if not. */
+static int hwtrace_trigger_check(const struct hwtrace_trigger *t)
 {
 	struct perf_event *event;
 
-	if (id == HWTRACE_NO_TRIGGER)
+	if (!t->period)
 		return 0;
-	event = hwtrace_trigger_create(raw_smp_processor_id(), id, true);
+	event = hwtrace_trigger_create(raw_smp_processor_id(), t, true);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	perf_event_release_kernel(event);
@@ -782,6 +800,26 @@ enum hwtrace_knob {
 	HWTRACE_OOPS,
 };
 
+/* A knob's value, read or written, ends within this many bytes */
+#define HWTRACE_KNOB_MAX	192
+
+static int hwtrace_show_trigger(char *buf, size_t len,
+				const struct hwtrace_trigger *t)
+{
+	const struct hwtrace_trigger tp = {
+		.type = PERF_TYPE_TRACEPOINT, .config = t->config, .period = 1,
+	};
+
+	if (!t->period)
+		return scnprintf(buf, len, "none\n");
+	if (!memcmp(t, &tp, sizeof(tp)))
+		return scnprintf(buf, len, "%llu\n", t->config);
+	return scnprintf(buf, len,
+			 "type=%u,config=%#llx,config1=%#llx,config2=%#llx,bp_type=%u,period=%llu\n",
+			 t->type, t->config, t->config1, t->config2, t->bp_type,
+			 t->period);
+}
+
 static int hwtrace_show(char *buf, size_t len, enum hwtrace_knob knob)
 {
 	const struct hwtrace_cfg *cfg = &hwtrace_cfg;
@@ -799,9 +837,7 @@ static int hwtrace_show(char *buf, size_t len, enum hwtrace_knob knob)
 				 cfg->kernel && cfg->user ? "," : "",
 				 cfg->user ? "user" : "");
 	case HWTRACE_TRIGGER:
-		if (cfg->trigger == HWTRACE_NO_TRIGGER)
-			return scnprintf(buf, len, "none\n");
-		return scnprintf(buf, len, "%llu\n", cfg->trigger);
+		return hwtrace_show_trigger(buf, len, &cfg->trigger);
 	case HWTRACE_ON_KNOB:
 		return scnprintf(buf, len, "%d\n", hwtrace_state == HWTRACE_ON);
 	case HWTRACE_OOPS:
@@ -826,6 +862,72 @@ static int hwtrace_parse_mode(char *s, struct hwtrace_cfg *cfg)
 			return -EINVAL;
 	}
 	return cfg->kernel || cfg->user ? 0 : -EINVAL;
+}
+
+static const char * const hwtrace_trigger_keys[] = {
+	"type", "config", "config1", "config2", "bp_type", "period",
+};
+
+/* Set @t's field @key (an index of hwtrace_trigger_keys) to @val. */
+static int hwtrace_set_trigger_key(struct hwtrace_trigger *t, int key, u64 val)
+{
+	switch (key) {
+	case 0:
+	case 4:
+		if (val > U32_MAX)
+			return -EINVAL;
+		if (key)
+			t->bp_type = val;
+		else
+			t->type = val;
+		return 0;
+	case 1:
+		t->config = val;
+		return 0;
+	case 2:
+		t->config1 = val;
+		return 0;
+	case 3:
+		t->config2 = val;
+		return 0;
+	case 5:
+		t->period = val;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * freeze_on_event: "none", a tracepoint's ID, or KEY=VALUE pairs,
+ * comma-separated, of hwtrace_trigger_keys (the period 1 unless given).
+ */
+static int hwtrace_parse_trigger(const char *str, struct hwtrace_trigger *t)
+{
+	char buf[HWTRACE_KNOB_MAX], *s = buf, *word, *val;
+	u64 v;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (!strcmp(str, "none"))
+		return 0;
+	t->period = 1;
+	if (!strchr(str, '=')) {
+		t->type = PERF_TYPE_TRACEPOINT;
+		return kstrtou64(str, 0, &t->config);
+	}
+	strscpy(buf, str, sizeof(buf));
+	while ((val = strsep(&s, ","))) {
+		word = strsep(&val, "=");
+		if (!val)
+			return -EINVAL;
+		ret = kstrtou64(val, 0, &v) ?:
+		      hwtrace_set_trigger_key(t, match_string(hwtrace_trigger_keys,
+							      ARRAY_SIZE(hwtrace_trigger_keys),
+							      word), v);
+		if (ret)
+			return ret;
+	}
+	return t->period ? 0 : -EINVAL;
 }
 
 /* Parse @s, stripped, as @knob's value into @cfg. */
@@ -854,14 +956,7 @@ static int hwtrace_parse(char *s, enum hwtrace_knob knob,
 	case HWTRACE_MODE:
 		return hwtrace_parse_mode(s, cfg);
 	case HWTRACE_TRIGGER:
-		if (!strcmp(s, "none")) {
-			cfg->trigger = HWTRACE_NO_TRIGGER;
-			return 0;
-		}
-		ret = kstrtou64(s, 0, &cfg->trigger);
-		if (!ret && cfg->trigger == HWTRACE_NO_TRIGGER)
-			ret = -EINVAL;
-		return ret;
+		return hwtrace_parse_trigger(s, &cfg->trigger);
 	default:
 		return -EINVAL;
 	}
@@ -886,7 +981,7 @@ static int hwtrace_store(char *s, enum hwtrace_knob knob)
 	/* A trigger is tried with no lock held: see "Triggers". */
 	if (knob == HWTRACE_TRIGGER) {
 		ret = hwtrace_parse(s, knob, &cfg) ?:
-		      hwtrace_trigger_check(cfg.trigger);
+		      hwtrace_trigger_check(&cfg.trigger);
 		if (ret)
 			return ret;
 	}
@@ -909,7 +1004,7 @@ static ssize_t hwtrace_knob_read(struct file *file, char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
 	enum hwtrace_knob knob = (long)file_inode(file)->i_private;
-	char buf[64];
+	char buf[HWTRACE_KNOB_MAX];
 	int len;
 
 	mutex_lock(&hwtrace_mutex);
@@ -922,7 +1017,7 @@ static ssize_t hwtrace_knob_write(struct file *file, const char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
 	enum hwtrace_knob knob = (long)file_inode(file)->i_private;
-	char buf[64];
+	char buf[HWTRACE_KNOB_MAX];
 	int ret;
 
 	if (count >= sizeof(buf))

@@ -14,7 +14,11 @@
 #   - copies cut short, with a garbled header, of two recorders, or of a
 #     PMU that perf does not decode: an error naming the file, never a
 #     crash; trace bytes overwritten at random: never a crash.
-# The CPU that ran the workload has its getppid() calls.  Then, where there
+# The CPU that ran the workload has its getppid() calls.  Then, with
+# freeze_on_event set to a counter's overflow (every ten millionth
+# instruction of a CPU), the first CPU to get there froze in the
+# overflow's NMI: its copy, flagged as the trigger's, decodes to the NMI's
+# entry and then the recorder's trigger.  Then, where there
 # is ptsim, its kernel-mode trace (a ptwrite of a sequence number at each
 # tick, with the interrupted IP): each CPU's ptwrites, numbered without a
 # gap after the lost trace, in the kernel's symbols.
@@ -55,10 +59,12 @@ errfile="${temp_dir}/err.txt"
 workload="${temp_dir}/getppid_loop"
 err=0
 
-# Turn the recorder off and drop its copies (a setting write does)
+# Turn the recorder off, with no trigger, and drop its copies (a setting
+# write does)
 recorder_off()
 {
 	echo 0 > ${hwtrace}/tracing_on
+	echo none > ${hwtrace}/freeze_on_event
 	echo ${pmu} > ${hwtrace}/pmu
 }
 
@@ -264,6 +270,48 @@ for i in 1 2 3 4 5 ; do
 		err=1
 	fi
 done
+
+# Whether the recorder froze within 10 s
+froze()
+{
+	for i in $(seq 100) ; do
+		[ "$(cat ${hwtrace}/tracing_on)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+if [ -d /sys/bus/event_source/devices/cpu ] ; then
+	recorder_off
+	echo 0x2001 > ${hwtrace}/config
+	echo 64 > ${hwtrace}/buffer_size_kb
+	echo kernel > ${hwtrace}/mode
+	echo "type=0,config=1,period=10000000" > ${hwtrace}/freeze_on_event
+	echo 1 > ${hwtrace}/tracing_on
+	if ! froze ; then
+		echo "No CPU retired ten million instructions in 10 s"
+		err=1
+	fi
+	hits=0
+	for copy in ${hwtrace}/per_cpu/cpu*/trace ; do
+		# The header's flags, at byte 24: PERF_HWTRACE_TRIGGER is 0x40
+		flags=$(od -An -tu8 -j24 -N8 "${copy}" | tr -d ' ')
+		[ $((flags & 0x40)) = 0 ] && continue
+		hits=$((hits + 1))
+		decode "${copy}" "${temp_dir}/trigger.txt" be ip,sym,addr
+		if ! awk '$NF == "asm_exc_nmi" { nmi = NR }
+			  $NF == "hwtrace_trigger_hit" && nmi { hit = 1 }
+			  END { exit !hit }' "${temp_dir}/trigger.txt" ; then
+			echo "${copy}: no NMI's entry and then the trigger"
+			tail -5 "${temp_dir}/trigger.txt"
+			err=1
+		fi
+	done
+	if [ ${hits} = 0 ] ; then
+		echo "No copy is flagged as the trigger's"
+		err=1
+	fi
+fi
 
 if [ -d /sys/bus/event_source/devices/ptsim ] ; then
 	recorder_off

@@ -3,8 +3,10 @@
  * The hardware trace recorder (kernel/events/trace_recorder.c): its tracefs
  * controls, every CPU's live trace with exact positions, freezing and
  * going on, CPU hotplug, and hwtrace= at boot; on ptsim, and on Intel PT
- * decoded with libipt to the system call that froze it, by writing
- * tracing_on or by hitting the freeze_on_event tracepoint.
+ * decoded with libipt to where it froze: the system call that wrote
+ * tracing_on or hit the freeze_on_event tracepoint, or the instruction
+ * of a freeze_on_event breakpoint; freeze_on_event on a counter's
+ * overflow, in its NMI.
  *
  * The tests run as root, unpinned, and leave the recorder off with the
  * settings it had.  The kselftest_harness.h of this kernel runs a test even
@@ -20,6 +22,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <intel-pt.h>
 
@@ -28,6 +31,7 @@
 
 #define HW_DIR		"/sys/kernel/tracing/hwtrace"
 #define HW_SIZE_KB	16
+#define HW_GETPPID	"/sys/kernel/tracing/events/syscalls/sys_enter_getppid/id"
 
 static const char * const hw_knobs[] = {
 	"pmu", "config", "buffer_size_kb", "mode", "freeze_on_event",
@@ -315,9 +319,20 @@ static int nobody_opens(struct perf_event_attr *unused)
 	return 0;
 }
 
+/* freeze_on_event set to @set reads back as @want */
+static void check_trigger(struct __test_metadata *_metadata, const char *set,
+			  const char *want)
+{
+	char got[192];
+
+	ASSERT_EQ(0, hw_set("freeze_on_event", set));
+	ASSERT_EQ(0, hw_get("freeze_on_event", got, sizeof(got)));
+	EXPECT_STREQ(want, got);
+}
+
 TEST_F(hwtrace, settings)
 {
-	char big[64];
+	char big[64], id[32], tp[64];
 	struct hw_copy c;
 
 	if (_metadata->skip)
@@ -339,6 +354,20 @@ TEST_F(hwtrace, settings)
 	EXPECT_EQ(-EINVAL, hw_set("freeze_on_event", "18446744073709551615"));
 	/* No tracepoint has that ID: perf says so */
 	EXPECT_EQ(-EINVAL, hw_set("freeze_on_event", "4000000000"));
+	EXPECT_EQ(-EINVAL, hw_set("freeze_on_event", "type=1,config=2,period=0"));
+	EXPECT_EQ(-EINVAL, hw_set("freeze_on_event", "type=1,config"));
+	EXPECT_EQ(-EINVAL, hw_set("freeze_on_event", "type=1,colour=2"));
+	EXPECT_EQ(-EINVAL, hw_set("freeze_on_event", "type=4294967296"));
+	EXPECT_EQ(-EINVAL, hw_set("freeze_on_event", "type=1,,config=2"));
+	/* No PMU of that type */
+	EXPECT_EQ(-ENOENT, hw_set("freeze_on_event", "type=4000,config=0"));
+	check_trigger(_metadata, "type=1,config=0x2,period=5",
+		      "type=1,config=0x2,config1=0x0,config2=0x0,bp_type=0,period=5");
+	/* A tracepoint's reads as its ID alone */
+	if (!hw_get(HW_GETPPID, id, sizeof(id))) {
+		snprintf(tp, sizeof(tp), "type=2,config=%s", id);
+		check_trigger(_metadata, tp, id);
+	}
 	EXPECT_EQ(0, hw_set("freeze_on_event", "none"));
 	EXPECT_EQ(-ENODATA, hw_read(0, &c));
 
@@ -560,26 +589,25 @@ static void hw_self_free(struct hw_self *self)
 
 /*
  * Whether @c's Intel PT, decoded by libipt over this process's code, is
- * ptsim_work() and then a system call that returns to @after, where
- * user-mode tracing stopped.
+ * ptsim_work() and then user-mode tracing stopped at @stop: where a
+ * system call returns to, or the instruction a breakpoint hit.
  */
-static bool ends_in_syscall(struct __test_metadata *_metadata,
-			    const struct hw_copy *c, const struct hw_self *self,
-			    uint64_t after)
+static bool ends_at(struct __test_metadata *_metadata, const struct hw_copy *c,
+		    const struct hw_self *self, uint64_t stop)
 {
 	struct ptsim_flow f;
 	bool worked = false;
 	size_t i;
 
 	ptsim_flow_decode(c->trace, c->hdr.size, self->image, &f);
-	if (!f.insns || f.disabled_ip != after)
+	if (!f.insns || f.disabled_ip != stop)
 		return false;
 	EXPECT_EQ(0, f.error)
 		TH_LOG("cpu %u: %s", c->hdr.cpu, pt_errstr(pt_errcode(f.error)));
 	for (i = 0; i < PTSIM_FLOW_LAST; i++)
 		worked |= ptsim_in_range(&self->work, ptsim_flow_ip(&f, i));
-	EXPECT_TRUE(worked) TH_LOG("cpu %u: no work before the system call",
-				   c->hdr.cpu);
+	EXPECT_TRUE(worked) TH_LOG("cpu %u: no work before %#llx", c->hdr.cpu,
+				   (unsigned long long)stop);
 	return true;
 }
 
@@ -615,7 +643,7 @@ TEST_F(hwtrace, intel_pt_freeze)
 		EXPECT_TRUE(c.hdr.flags & PERF_HWTRACE_FROZEN);
 		EXPECT_EQ(PERF_HWTRACE_USER,
 			  c.hdr.flags & (PERF_HWTRACE_KERNEL | PERF_HWTRACE_USER));
-		found += ends_in_syscall(_metadata, &c, &me, after);
+		found += ends_at(_metadata, &c, &me, after);
 		hw_copy_free(&c);
 	}
 	EXPECT_EQ(1, found);
@@ -642,7 +670,33 @@ static bool hw_froze(bool poke)
 	return false;
 }
 
-#define HW_GETPPID	"/sys/kernel/tracing/events/syscalls/sys_enter_getppid/id"
+/*
+ * After a trigger froze the recorder of Intel PT (@type) in user mode:
+ * every CPU's copy is frozen, exactly one flagged as the trigger's; returns
+ * how many of those decode to the work and then end at @stop.
+ */
+static int trigger_ends_at(struct __test_metadata *_metadata,
+			   const struct hw_self *me, int type, uint64_t stop)
+{
+	int cpu, ret, hit = 0, found = 0;
+	struct hw_copy c;
+
+	for (cpu = 0; cpu < nr_cpus(); cpu++) {
+		ret = hw_read(cpu, &c);
+		EXPECT_EQ(0, ret) TH_LOG("cpu %d: no copy", cpu);
+		if (ret)
+			continue;
+		check_header(_metadata, &c, cpu, type, 0x2001);
+		EXPECT_TRUE(c.hdr.flags & PERF_HWTRACE_FROZEN);
+		if (c.hdr.flags & PERF_HWTRACE_TRIGGER) {
+			hit++;
+			found += ends_at(_metadata, &c, me, stop);
+		}
+		hw_copy_free(&c);
+	}
+	EXPECT_EQ(1, hit);
+	return found;
+}
 
 /*
  * Intel PT, user mode, freeze_on_event set to the getppid() system call's
@@ -653,10 +707,9 @@ static bool hw_froze(bool poke)
  */
 TEST_F(hwtrace, intel_pt_freeze_on_event)
 {
-	int type = ptsim_pmu_type("intel_pt"), found = 0, hit = 0, cpu;
+	int type = ptsim_pmu_type("intel_pt");
 	char id[32], got[32];
 	struct hw_self me;
-	struct hw_copy c;
 	uint64_t after;
 	long ppid;
 
@@ -682,18 +735,7 @@ TEST_F(hwtrace, intel_pt_freeze_on_event)
 	ASSERT_EQ(ppid, syscall_here(SYS_getppid, 0, NULL, 0, &after));
 	ASSERT_TRUE(hw_froze(false));
 
-	for (cpu = 0; cpu < nr_cpus(); cpu++) {
-		ASSERT_EQ(0, hw_read(cpu, &c));
-		check_header(_metadata, &c, cpu, type, 0x2001);
-		EXPECT_TRUE(c.hdr.flags & PERF_HWTRACE_FROZEN);
-		if (c.hdr.flags & PERF_HWTRACE_TRIGGER) {
-			hit++;
-			found += ends_in_syscall(_metadata, &c, &me, after);
-		}
-		hw_copy_free(&c);
-	}
-	EXPECT_EQ(1, hit);
-	EXPECT_EQ(1, found);
+	EXPECT_EQ(1, trigger_ends_at(_metadata, &me, type, after));
 	hw_self_free(&me);
 }
 
@@ -728,6 +770,90 @@ TEST_F(hwtrace, trigger_after_hotplug)
 		  c.hdr.flags & (PERF_HWTRACE_FROZEN | PERF_HWTRACE_TRIGGER));
 	check_ptsim(_metadata, &c);
 	hw_copy_free(&c);
+}
+
+/* Where a freeze_on_event breakpoint is: called once the work is done */
+static void hw_marker(void)
+{
+	asm volatile("" : : : "memory");
+}
+
+/* Call hw_marker() through a pointer the compiler cannot see through */
+static void hw_marker_call(void)
+{
+	void (*fn)(void) = hw_marker;
+
+	asm volatile("" : "+r" (fn));
+	fn();
+}
+
+/*
+ * Intel PT, user mode, freeze_on_event set to an execution breakpoint on
+ * hw_marker(): the process works, then calls it.  The CPU it ran on froze
+ * in the breakpoint's debug exception, its copy flagged as the trigger's,
+ * with a trace that libipt decodes to the work and then hw_marker()'s
+ * first instruction, where user-mode tracing stopped.
+ */
+TEST_F(hwtrace, intel_pt_freeze_on_breakpoint)
+{
+	int type = ptsim_pmu_type("intel_pt");
+	struct hw_self me;
+	char bp[128];
+
+	if (_metadata->skip)
+		return;
+	if (type < 0)
+		SKIP(return, "no intel_pt PMU");
+	hw_self_init(_metadata, &me);
+
+	snprintf(bp, sizeof(bp), "type=%d,bp_type=%d,config1=%#lx,config2=%zu",
+		 PERF_TYPE_BREAKPOINT, HW_BREAKPOINT_X, (unsigned long)hw_marker,
+		 sizeof(long));
+	ASSERT_EQ(0, hw_configure("intel_pt", "0x2001", "user", HW_SIZE_KB,
+				  bp));
+	ASSERT_EQ(0, hw_set("tracing_on", "1"));
+	ptsim_work(100000);
+	hw_marker_call();
+	ASSERT_TRUE(hw_froze(false));
+
+	EXPECT_EQ(1, trigger_ends_at(_metadata, &me, type, (uintptr_t)hw_marker));
+	hw_self_free(&me);
+}
+
+/*
+ * freeze_on_event on a counter's overflow: ptsim, kernel and user mode,
+ * and a trigger every ten million instructions of a CPU.  The first CPU
+ * to retire that many froze its copy in the overflow's NMI, flagged as
+ * the trigger's, with its trace whole up to there; the others followed.
+ */
+TEST_F(hwtrace, freeze_on_overflow)
+{
+	struct hw_copy c;
+	int cpu, hit = 0;
+
+	if (_metadata->skip)
+		return;
+	if (self->ptsim < 0)
+		SKIP(return, "no ptsim PMU");
+	if (ptsim_pmu_type("cpu") < 0)
+		SKIP(return, "no hardware PMU (cpu) to count instructions");
+
+	ASSERT_EQ(0, hw_configure("ptsim", "0", "kernel,user", HW_SIZE_KB,
+				  "type=0,config=1,period=10000000"));
+	ASSERT_EQ(0, hw_set("tracing_on", "1"));
+	ptsim_work(1000000);
+	ASSERT_TRUE(hw_froze(false));
+
+	for (cpu = 0; cpu < nr_cpus(); cpu++) {
+		ASSERT_EQ(0, hw_read(cpu, &c));
+		EXPECT_TRUE(c.hdr.flags & PERF_HWTRACE_FROZEN);
+		if (c.hdr.flags & PERF_HWTRACE_TRIGGER) {
+			hit++;
+			check_ptsim(_metadata, &c);
+		}
+		hw_copy_free(&c);
+	}
+	EXPECT_LE(1, hit);
 }
 
 TEST_HARNESS_MAIN
