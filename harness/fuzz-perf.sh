@@ -16,6 +16,7 @@
 # names the formats' magics and fields.  Findings go to
 # $build/fuzz-perf/TARGET/default/{crashes,hangs}; the run fails if there
 # are any, and prints the executions of each target and each crash's report.
+# The run before's are in TARGET.prev.
 set -euo pipefail
 shopt -s nullglob
 
@@ -92,10 +93,16 @@ replay()
 	return $status
 }
 
+# A run starts afresh (afl-fuzz refuses an output directory with results):
+# the last run's output goes to TARGET.prev.
 fuzz() # TARGET ARGS...
 {
 	local target=$1
 	shift
+	rm -rf "$out/$target.prev"
+	if [ -d "$out/$target" ]; then
+		mv "$out/$target" "$out/$target.prev"
+	fi
 	timeout --foreground $((seconds + 300)) \
 		afl-fuzz -i "$out/seeds/$target" -o "$out/$target" \
 		-x "$out/perf.dict" -m none -t 5000 -V "$seconds" -- \
