@@ -864,37 +864,55 @@ static int hwtrace_parse_mode(char *s, struct hwtrace_cfg *cfg)
 	return cfg->kernel || cfg->user ? 0 : -EINVAL;
 }
 
-static const char * const hwtrace_trigger_keys[] = {
-	"type", "config", "config1", "config2", "bp_type", "period",
+enum hwtrace_trigger_key {
+	HWTRACE_KEY_TYPE,
+	HWTRACE_KEY_CONFIG,
+	HWTRACE_KEY_CONFIG1,
+	HWTRACE_KEY_CONFIG2,
+	HWTRACE_KEY_BP_TYPE,
+	HWTRACE_KEY_PERIOD,
 };
 
-/* Set @t's field @key (an index of hwtrace_trigger_keys) to @val. */
+static const char * const hwtrace_trigger_keys[] = {
+	[HWTRACE_KEY_TYPE]	= "type",
+	[HWTRACE_KEY_CONFIG]	= "config",
+	[HWTRACE_KEY_CONFIG1]	= "config1",
+	[HWTRACE_KEY_CONFIG2]	= "config2",
+	[HWTRACE_KEY_BP_TYPE]	= "bp_type",
+	[HWTRACE_KEY_PERIOD]	= "period",
+};
+
+/* Set @t's field @key (of hwtrace_trigger_keys, or < 0: none) to @val. */
 static int hwtrace_set_trigger_key(struct hwtrace_trigger *t, int key, u64 val)
 {
+	u32 *u32_field = NULL;
+
 	switch (key) {
-	case 0:
-	case 4:
-		if (val > U32_MAX)
-			return -EINVAL;
-		if (key)
-			t->bp_type = val;
-		else
-			t->type = val;
-		return 0;
-	case 1:
+	case HWTRACE_KEY_TYPE:
+		u32_field = &t->type;
+		break;
+	case HWTRACE_KEY_BP_TYPE:
+		u32_field = &t->bp_type;
+		break;
+	case HWTRACE_KEY_CONFIG:
 		t->config = val;
 		return 0;
-	case 2:
+	case HWTRACE_KEY_CONFIG1:
 		t->config1 = val;
 		return 0;
-	case 3:
+	case HWTRACE_KEY_CONFIG2:
 		t->config2 = val;
 		return 0;
-	case 5:
+	case HWTRACE_KEY_PERIOD:
 		t->period = val;
 		return 0;
+	default:
+		return -EINVAL;
 	}
-	return -EINVAL;
+	if (val > U32_MAX)
+		return -EINVAL;
+	*u32_field = val;
+	return 0;
 }
 
 /*

@@ -236,7 +236,7 @@ static int hwtrace__write_text(struct hwtrace *ht)
 		return 0;
 	bytes = hwtrace__mem(ht->dump, text, false, &len);
 	if (!bytes) {
-		pr_warning("%s: the kernel's text is not in the dump: the decoder reads it as built, in vmlinux\\n",
+		pr_warning("%s: the kernel's text is not in the dump: the decoder reads it as built, in vmlinux\n",
 			   ht->ts->path);
 		return 0;
 	}
