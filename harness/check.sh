@@ -148,6 +148,21 @@ hwtrace_kdump() {	# HOW CRASH
 	echo $? > "$results/hwtrace-kdump-$1.rc"
 }
 
+# The recorder's store across warm reboots: a guest that records every
+# CPU's kernel-mode Intel PT from boot into a store (hwtrace_store=, 4 MiB
+# at 1.75 GiB) panics, and QEMU resets it with its memory; the next boot
+# decodes the trace of the panic from hwtrace/previous/ with libipt
+# (hwtrace_kdump), then with perf (perf test vmcore), garbles the store
+# and panics; the third refuses it and reboots; the fourth reads what the
+# reboot froze (hwtrace_store.sh).
+hwtrace_reboot() {
+	"$repo/harness/run-guest.sh" -R -t 1200 -o "$results/hwtrace-reboot" \
+		-c "memmap=4M\$0x70000000 hwtrace_store=4M@0x70000000 hwtrace=intel_pt,config=0x2001,size=1020,kernel" \
+		"cd $build/selftests/perf_events && HWTRACE_STORE_DECODE='cd $tree/tools/perf && $build/perf/perf test -v vmcore' PERF_TEST_VMLINUX=$build/kernel-debug/vmlinux sh $repo/harness/reboot.sh sh $tree/tools/testing/selftests/perf_events/hwtrace_store.sh" \
+		> "$results/hwtrace-reboot.log" 2>&1
+	echo $? > "$results/hwtrace-reboot.rc"
+}
+
 # perf tests that need no kernel of ours, only perf's decoders, run on the
 # host: under TCG they would take ten times as long.
 echo "== on the host: perf test"
@@ -186,8 +201,9 @@ done < "$results/checkpatch.log"
 # Each guest is one TCG thread: two at a time use both cores, in two
 # lanes of about the same length (some 33 minutes): the kselftests'
 # guest, flow.sh's (one vCPU, QEMU logging the blocks it runs), the
-# harness's own check and the recorder's boot-time guest; beside them the
-# perf tests' guest, the recorder's kdump guests and the arm64 guest.
+# harness's own check and the recorder's boot-time and reboot guests;
+# beside them the perf tests' guest, the recorder's kdump guests and the
+# arm64 guest.
 {
 	start_guest kselftests "$SUITES" "$QEMU_TESTS" ""
 	start_guest flow "" flow "" \
@@ -203,6 +219,7 @@ done < "$results/checkpatch.log"
 		"cd $build/selftests/perf_events && ./hwtrace" \
 		> "$results/hwtrace-boot.log" 2>&1
 	echo $? > "$results/hwtrace-boot.rc"
+	hwtrace_reboot
 } &
 kselftests_lane=$!
 {
@@ -216,6 +233,9 @@ wait $kselftests_lane
 guest_results kselftests
 guest_results flow
 tap_results hwtrace-boot "$results/hwtrace-boot.log" "$(cat "$results/hwtrace-boot.rc")"
+tap_results hwtrace-reboot "$results/hwtrace-reboot.log" "$(cat "$results/hwtrace-reboot.rc")"
+perf_test_results "hwtrace-reboot: perf-test.vmcore" \
+	"$results/hwtrace-reboot.log" "$(cat "$results/hwtrace-reboot.rc")"
 wait $perf_tests_lane
 guest_results perf-tests
 for how in oops panic; do

@@ -5,7 +5,8 @@
 # guest's root, read-only over virtio-9p; the run's directory is mounted
 # read-write at /tmp/out.  Runs /tmp/out/cmd, leaves its output and exit
 # status there, lets kmemleak report to the console, and reboots (QEMU runs
-# with -no-reboot, so that ends it).
+# with -no-reboot, so that ends it), or with guest_end=poweroff on the
+# kernel's command line (run-guest.sh -R, whose QEMU resets), powers off.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp TMPDIR=/tmp
 
 mount -t proc proc /proc
@@ -36,4 +37,4 @@ if [ -w $leaks ]; then
 	cat $leaks > /dev/console
 fi
 sync
-/bin/busybox reboot -f
+/bin/busybox "${guest_end:-reboot}" -f

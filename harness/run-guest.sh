@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-guest.sh [-a arm64] [-k KERNEL] [-c KERNEL_ARGS] [-K] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND...
+# run-guest.sh [-a arm64] [-k KERNEL] [-c KERNEL_ARGS] [-K | -R] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND...
 #
 # Boot KERNEL under this project's QEMU ($BUILD/qemu, harness/qemu.sh: TCG
 # with an Intel PMU and Intel PT, 2 vCPUs) with the host's root read-only over
@@ -16,7 +16,10 @@
 # override; KERNEL_ARGS go at the end of the kernel's command line.  -K
 # is a kdump run (harness/kdump.sh): the first kernel crashes on purpose,
 # so its console is checked for splats up to kdump.sh's marker, and the
-# capture kernel's from its boot.  The root is mounted cache=loose:
+# capture kernel's from its boot.  -R is a warm-reboot run
+# (harness/reboot.sh, which counts the boots in DIR/boots), checked the
+# same way, crash by crash: a panic resets the guest, its memory kept,
+# and it boots again; the guest powers off at the end.  The root is mounted cache=loose:
 # nothing changes it while a guest runs, and without a page cache every
 # exec re-read its libraries over 9p (perf --version took 10.8 s in the
 # debug kernel, 1.9 s with it).
@@ -30,13 +33,16 @@ out=
 extra=
 cmdline=
 kdump=
+reboot=-no-reboot
+end=
 
-while getopts a:k:c:Kt:o:x: opt; do
+while getopts a:k:c:KRt:o:x: opt; do
 	case $opt in
 	a) arch=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	c) cmdline=$OPTARG ;;
 	K) kdump=1 ;;
+	R) kdump=1 reboot= end=" guest_end=poweroff" ;;
 	t) timeout=$OPTARG ;;
 	o) out=$OPTARG ;;
 	x) extra=$OPTARG ;;
@@ -44,7 +50,7 @@ while getopts a:k:c:Kt:o:x: opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: run-guest.sh [-a arm64] [-k KERNEL] [-c KERNEL_ARGS] [-K] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run-guest.sh [-a arm64] [-k KERNEL] [-c KERNEL_ARGS] [-K | -R] [-t SECONDS] [-o DIR] [-x QEMU_ARGS] COMMAND..." >&2; exit 2; }
 
 ninep=trans=virtio,version=9p2000.L,msize=512000,cache=loose
 debug="panic=-1 rcupdate.rcu_cpu_stall_timeout=300 hung_task_timeout_secs=600"
@@ -81,13 +87,13 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out/output" "$out/rc" "$out/console.log"
+rm -f "$out/output" "$out/rc" "$out/console.log" "$out/boots" "$out/boots.log"
 printf '%s\n' "$*" > "$out/cmd"
 
 timeout --foreground -k 10 "$timeout" "$qemu" "${machine[@]}" -nic none \
-	-accel tcg,thread=single -smp 2 -m 2048 -no-reboot \
+	-accel tcg,thread=single -smp 2 -m 2048 $reboot \
 	-display none -monitor none -serial "file:$out/console.log" \
-	-kernel "$kernel" -append "$append${cmdline:+ $cmdline}" "${roots[@]}" \
+	-kernel "$kernel" -append "$append${cmdline:+ $cmdline}$end" "${roots[@]}" \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none" $extra
 qemu_rc=$?
 
@@ -95,14 +101,16 @@ qemu_rc=$?
 
 console=$out/console.log
 if [ -n "$kdump" ]; then
-	crash=$(grep -a -n 'kdump.sh: crashing on purpose' "$console" | sed -n '1s/:.*//p')
-	second=$(grep -a -n 'Linux version' "$console" | sed -n '2s/:.*//p')
-	if [ -z "$crash" ] || [ -z "$second" ]; then
-		echo "run-guest: the first kernel did not crash on purpose, or the capture kernel did not boot ($console)" >&2
+	# From each crash on purpose to the next kernel's boot, a splat is
+	# what was asked for.
+	if ! grep -a -q ': crashing on purpose' "$console" ||
+	   [ "$(grep -a -c 'Linux version' "$console")" -lt 2 ]; then
+		echo "run-guest: the first kernel did not crash on purpose, or the next did not boot ($console)" >&2
 		exit 1
 	fi
 	console=$out/checked-console.log
-	{ head -n "$crash" "$out/console.log"; tail -n +"$second" "$out/console.log"; } > "$console"
+	awk '/: crashing on purpose/ { skip = 1 } /Linux version/ { skip = 0 } !skip' \
+		"$out/console.log" > "$console"
 fi
 splat='Oops|BUG:|WARNING:|KASAN|kernel BUG|Kernel panic|unreferenced object|INFO: task .* blocked|rcu: INFO:|Call [Tt]race:'
 if grep -Eq "$splat" "$console"; then

@@ -28,8 +28,10 @@
  *		opened while the CPU traces, its frozen copy once it stopped
  *
  * A panic freezes the copy of the CPU that panics; the architecture's
- * crash paths freeze the others' (perf_hwtrace_crash_cpu()).  A CPU that
- * froze already keeps what it has: each copy is made once a run.
+ * crash paths freeze the others' (perf_hwtrace_crash_cpu()), and a reboot
+ * freezes them all.  A CPU that froze already keeps what it has: each copy
+ * is made once a run.  With a store (hwtrace_store=), the copies live in
+ * it and the next boot reads them (trace_recorder_store.c).
  *
  * Locking: hwtrace_mutex serializes the settings, the state and the CPUs'
  * events and copies.  It nests inside the CPU hotplug lock (the hotplug
@@ -50,6 +52,7 @@
 #include <linux/kdebug.h>
 #include <linux/panic_notifier.h>
 #include <linux/perf_event.h>
+#include <linux/reboot.h>
 #include <linux/sched/user.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -178,28 +181,50 @@ static size_t hwtrace_copy_bytes(void)
 	       PAGE_SIZE;
 }
 
+/* The room of a frozen copy: the store's, or pages of its own. */
+static void *hwtrace_copy_room(int cpu, phys_addr_t *phys)
+{
+	void *buf = hwtrace_store_slot(cpu, phys);
+
+	if (buf)
+		return buf;
+	buf = alloc_pages_exact(hwtrace_copy_bytes(),
+				GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (buf)
+		*phys = virt_to_phys(buf);
+	return buf;
+}
+
+static void hwtrace_copy_room_free(int cpu, void *buf)
+{
+	phys_addr_t phys;
+
+	if (buf != hwtrace_store_slot(cpu, &phys))
+		free_pages_exact(buf, hwtrace_copy_bytes());
+}
+
 /* Give @cpu its frozen copy, if it has none yet. */
 static int hwtrace_copy_alloc(int cpu)
 {
 	struct hwtrace_cpu *hc = per_cpu_ptr(&hwtrace_cpus, cpu);
+	phys_addr_t phys;
 	void *buf;
 	int ret;
 
 	if (hc->hdr)
 		return 0;
-	buf = alloc_pages_exact(hwtrace_copy_bytes(),
-				GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	buf = hwtrace_copy_room(cpu, &phys);
 	if (!buf)
 		return -ENOMEM;
 	ret = perf_aux_copy_init(&hc->copy, buf, sizeof(hwtrace_hdr),
 				 hwtrace_cfg.size);
 	if (ret) {
-		free_pages_exact(buf, hwtrace_copy_bytes());
+		hwtrace_copy_room_free(cpu, buf);
 		return ret;
 	}
 	WRITE_ONCE(hc->hdr, buf);
 	if (hwtrace_copies_phys)
-		hwtrace_copies_phys[cpu] = virt_to_phys(buf);
+		hwtrace_copies_phys[cpu] = phys;
 	return 0;
 }
 
@@ -243,6 +268,7 @@ static void hwtrace_freeze_this_cpu(u64 flags)
 	    atomic_cmpxchg(&hc->frozen, HWTRACE_LIVE, HWTRACE_FREEZING) ==
 	    HWTRACE_LIVE) {
 		hwtrace_take(&hc->copy, event, PERF_HWTRACE_FROZEN | flags);
+		hwtrace_store_seal(hc->hdr);
 		atomic_set_release(&hc->frozen, HWTRACE_FROZEN_DONE);
 	}
 	local_irq_restore(irqs);
@@ -300,7 +326,8 @@ static void hwtrace_drop(void)
 		if (hwtrace_copies_phys)
 			hwtrace_copies_phys[cpu] = 0;
 		perf_aux_copy_exit(&hc->copy);
-		free_pages_exact(hc->hdr, hwtrace_copy_bytes());
+		hwtrace_store_unseal(cpu);
+		hwtrace_copy_room_free(cpu, hc->hdr);
 		hc->hdr = NULL;
 		atomic_set(&hc->frozen, HWTRACE_LIVE);
 	}
@@ -332,6 +359,7 @@ static int hwtrace_cpu_start(int cpu)
 			return PTR_ERR(event);
 		WRITE_ONCE(hc->event, event);
 	}
+	hwtrace_store_unseal(cpu);
 	memset(hc->hdr, 0, sizeof(*hc->hdr));
 	atomic_set(&hc->frozen, HWTRACE_LIVE);
 	return 0;
@@ -400,6 +428,9 @@ static int hwtrace_start(void)
 	type = perf_pmu_type(hwtrace_cfg.pmu);
 	if (type < 0)
 		return type;
+	ret = hwtrace_store_begin(hwtrace_copy_bytes());
+	if (ret)
+		return ret;
 	hwtrace_hdr_init(type);
 	hwtrace_user = get_current_user();
 	hwtrace_record();
@@ -675,6 +706,18 @@ static int hwtrace_die(struct notifier_block *nb, unsigned long action,
 static struct notifier_block hwtrace_die_nb = {
 	.notifier_call	= hwtrace_die,
 	.priority	= INT_MAX,
+};
+
+/* A reboot freezes the recorder: the store keeps the trace up to here. */
+static int hwtrace_reboot(struct notifier_block *nb, unsigned long action,
+			  void *data)
+{
+	hwtrace_set_on(false);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block hwtrace_reboot_nb = {
+	.notifier_call	= hwtrace_reboot,
 };
 
 /* A CPU's trace, as its file was opened. */
@@ -1064,7 +1107,7 @@ static const char * const hwtrace_knob_names[] = {
 	[HWTRACE_OOPS]		= "freeze_on_oops",
 };
 
-static void __init hwtrace_create_files(void)
+static struct dentry * __init hwtrace_create_files(void)
 {
 	struct dentry *dir, *per_cpu, *d;
 	char name[16];
@@ -1074,7 +1117,7 @@ static void __init hwtrace_create_files(void)
 	per_cpu = dir ? tracefs_create_dir("per_cpu", dir) : NULL;
 	if (!per_cpu) {
 		pr_warn("hwtrace: no tracefs directory\n");
-		return;
+		return NULL;
 	}
 	for (i = 0; i < ARRAY_SIZE(hwtrace_knob_names); i++)
 		tracefs_create_file(hwtrace_knob_names[i], 0600, dir,
@@ -1086,6 +1129,7 @@ static void __init hwtrace_create_files(void)
 			tracefs_create_file("trace", 0400, d, (void *)i,
 					    &hwtrace_trace_fops);
 	}
+	return dir;
 }
 
 /*
@@ -1155,9 +1199,11 @@ static int __init hwtrace_init(void)
 	int ret;
 
 	hwtrace_vmcoreinfo();
-	hwtrace_create_files();
+	/* Before the recorder can start and write the store anew */
+	hwtrace_store_init(hwtrace_create_files());
 	atomic_notifier_chain_register(&panic_notifier_list, &hwtrace_panic_nb);
 	register_die_notifier(&hwtrace_die_nb);
+	register_reboot_notifier(&hwtrace_reboot_nb);
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "perf/hwtrace:online",
 					hwtrace_cpu_online, hwtrace_cpu_offline);
 	if (ret < 0)

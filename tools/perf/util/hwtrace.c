@@ -16,6 +16,9 @@
  *     _stext, with the kernel's build ID, its pgoff the run-time address
  *     of _stext, from which perf relocates vmlinux by the kernel's KASLR
  *     offset;
+ *   - the kernel's text as it ran, in TEXT_POKE events: from a crash dump,
+ *     or for copies of an earlier boot of the running kernel (after a
+ *     reboot), from /proc/kcore;
  *   - for each copy, an AUXTRACE of its CPU's trace, and a truncated AUX
  *     record if older trace was lost.
  *
@@ -33,7 +36,9 @@
 #include <sys/stat.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
+#include <linux/zalloc.h>
 
+#include "build-id.h"
 #include "data.h"
 #include "debug.h"
 #include "elf-core.h"
@@ -225,21 +230,13 @@ static int hwtrace__gather_copy(struct hwtrace *ht, const struct elf_core *ec, u
  */
 #define HWTRACE_TEXT_CHUNK	32768
 
-static int hwtrace__write_text(struct hwtrace *ht)
+/* The kernel's text at @text was @bytes, @len of them */
+static int hwtrace__poke_text(struct hwtrace *ht, u64 text, const char *bytes, u64 len)
 {
 	struct perf_record_text_poke_event *ev = &ht->ts->event->text_poke;
-	u64 text = ht->hdr.kernel_text, len, off, n;
-	const char *bytes;
+	u64 off, n;
 	int err = 0;
 
-	if (!ht->dump)
-		return 0;
-	bytes = hwtrace__mem(ht->dump, text, false, &len);
-	if (!bytes) {
-		pr_warning("%s: the kernel's text is not in the dump: the decoder reads it as built, in vmlinux\n",
-			   ht->ts->path);
-		return 0;
-	}
 	for (off = 0; !err && off < len; off += n) {
 		n = min(len - off, (u64)HWTRACE_TEXT_CHUNK);
 		memset(ev, 0, sizeof(*ev));
@@ -252,6 +249,87 @@ static int hwtrace__write_text(struct hwtrace *ht)
 						-1, -1, -1);
 	}
 	return err;
+}
+
+/*
+ * @len bytes of the running kernel's memory at @addr, from /proc/kcore
+ * (freed by the caller); NULL if it cannot have them
+ */
+static char *hwtrace__kcore(u64 addr, u64 len)
+{
+	struct elf64_hdr eh;
+	struct elf64_phdr ph;
+	char *bytes = NULL;
+	int fd, i;
+
+	fd = open("/proc/kcore", O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		eh.e_phnum = 0;
+	for (i = 0; i < eh.e_phnum && !bytes; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
+		    len > ph.p_filesz || addr - ph.p_vaddr > ph.p_filesz - len)
+			continue;
+		bytes = malloc(len);
+		if (bytes && pread(fd, bytes, len, ph.p_offset + addr - ph.p_vaddr) != (ssize_t)len)
+			zfree(&bytes);
+	}
+	close(fd);
+	return bytes;
+}
+
+/*
+ * Copies of an earlier boot of the running kernel (hwtrace/previous/,
+ * after a reboot: the same build ID, another _stext) ran the code that
+ * this boot runs, moved by KASLR, patched at run time alike: the stream
+ * gives it, from /proc/kcore where this boot has it, at the copies'
+ * addresses, as a crash dump's is given.
+ */
+static int hwtrace__write_moved_text(struct hwtrace *ht)
+{
+	const struct perf_hwtrace_header *hdr = &ht->hdr;
+	char running[SBUILD_ID_SIZE], theirs[SBUILD_ID_SIZE];
+	struct build_id bid;
+	u64 stext, etext;
+	char *bytes;
+	int err;
+
+	build_id__init(&bid, hdr->build_id, hdr->build_id_size);
+	build_id__sprintf(&bid, theirs);
+	if (kallsyms__get_function_start("/proc/kallsyms", "_stext", &stext) ||
+	    kallsyms__get_function_start("/proc/kallsyms", "_etext", &etext) ||
+	    stext == hdr->kernel_text || etext <= stext ||
+	    sysfs__sprintf_build_id("", running) < 0 || strcmp(running, theirs))
+		return 0;
+	bytes = hwtrace__kcore(stext, etext - stext);
+	if (!bytes) {
+		pr_warning("%s: the text of the kernel that ran it is not in /proc/kcore: the decoder reads it as built, in vmlinux\n",
+			   ht->ts->path);
+		return 0;
+	}
+	err = hwtrace__poke_text(ht, hdr->kernel_text, bytes, etext - stext);
+	free(bytes);
+	return err;
+}
+
+/* The kernel's text as it ran: from the crash dump, or moved from this boot */
+static int hwtrace__write_text(struct hwtrace *ht)
+{
+	const char *bytes;
+	u64 len;
+
+	if (!ht->dump)
+		return hwtrace__write_moved_text(ht);
+	bytes = hwtrace__mem(ht->dump, ht->hdr.kernel_text, false, &len);
+	if (!bytes) {
+		pr_warning("%s: the kernel's text is not in the dump: the decoder reads it as built, in vmlinux\n",
+			   ht->ts->path);
+		return 0;
+	}
+	return hwtrace__poke_text(ht, ht->hdr.kernel_text, bytes, len);
 }
 
 static int hwtrace__write_stream(struct hwtrace *ht)

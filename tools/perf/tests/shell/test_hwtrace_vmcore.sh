@@ -1,12 +1,14 @@
 #!/bin/sh
-# Hardware trace recorder: perf script -i /proc/vmcore
+# Hardware trace recorder: perf script -i /proc/vmcore, or of hwtrace/previous/
 # SPDX-License-Identifier: GPL-2.0
 #
 # In the kdump kernel of a kernel that crashed while its hardware trace
 # recorder ran Intel PT in kernel mode, perf script reads every CPU's
 # frozen copy from /proc/vmcore, with the crashed kernel's text as it ran
 # from the dump and its symbols from its vmlinux (PERF_TEST_VMLINUX, or
-# where perf looks for one by its build ID), and
+# where perf looks for one by its build ID); in the boot after a panic
+# that reset the machine, from the recorder's store, hwtrace/previous/,
+# with the text where this boot of the same kernel has it; and
 #
 #   - each CPU's trace decodes with no error but the trace lost ahead of
 #     it, at most one branch in a hundred from unknown code;
@@ -17,18 +19,21 @@
 #   - after a panic with no oops (sysrq's c): one CPU's flow enters
 #     sysrq_handle_crash(), panic() and native_machine_crash_shutdown(),
 #     in that order, and never machine_kexec(), which comes after the
-#     freeze.
+#     freeze; after a reboot, sysrq_handle_crash(), panic() and the
+#     recorder's panic notifier, and never emergency_restart().
 #
-# Elsewhere (no /proc/vmcore) it skips: harness/check.sh runs it in the
-# capture kernels of its kdump guests.
+# Elsewhere (no /proc/vmcore, no hwtrace/previous/) it skips:
+# harness/check.sh runs it in the capture kernels of its kdump guests and
+# in the boot after its reboot guest's panic.
 
 vmcore=/proc/vmcore
+previous=/sys/kernel/tracing/hwtrace/previous
 
-if [ ! -r ${vmcore} ] ; then
-	echo "Skip: not a kdump kernel (no ${vmcore})"
+if [ ! -r ${vmcore} ] && [ ! -d ${previous} ] ; then
+	echo "Skip: neither a kdump kernel (no ${vmcore}) nor a boot after a crash (no ${previous})"
 	exit 2
 fi
-if ! command -v vmcore-dmesg > /dev/null 2>&1 ; then
+if [ -r ${vmcore} ] && ! command -v vmcore-dmesg > /dev/null 2>&1 ; then
 	echo "Skip: no vmcore-dmesg (kexec-tools), which the test needs"
 	exit 2
 fi
@@ -37,9 +42,20 @@ temp_dir=$(mktemp -d /tmp/__perf_test_hwtrace_vmcore.XXXXXXXXXX)
 trap 'rm -rf "${temp_dir}"; exit 1' EXIT TERM INT
 
 # The oops' RIP, as the crashed kernel's log has it: FUNCTION+OFFSET
-vmcore-dmesg ${vmcore} > "${temp_dir}/dmesg" 2>&1
-rip=$(sed -n 's/.*RIP: 0010:\([^/ ]*\)\/.*/\1/p' "${temp_dir}/dmesg" | head -1)
-if [ -n "${rip}" ] ; then
+if [ -r ${vmcore} ] ; then
+	input=${vmcore}
+	vmcore-dmesg ${vmcore} > "${temp_dir}/dmesg" 2>&1
+	rip=$(sed -n 's/.*RIP: 0010:\([^/ ]*\)\/.*/\1/p' "${temp_dir}/dmesg" | head -1)
+else
+	input=${temp_dir}/previous
+	cat ${previous}/cpu*/trace > "${input}"
+	rip=
+fi
+if [ ! -r ${vmcore} ] ; then
+	echo "After a reboot: $(ls ${previous} | wc -w) CPUs' trace in ${previous}"
+	path="sysrq_handle_crash panic hwtrace_panic"
+	never="emergency_restart"
+elif [ -n "${rip}" ] ; then
 	echo "The oops: $(grep -m1 'RIP: 0010:' "${temp_dir}/dmesg")"
 	path="oops_begin"
 	never="oops_end"
@@ -54,7 +70,7 @@ fi
 
 # The branches of every CPU, as they stream out of perf: the decode of a
 # debug kernel's megabyte a CPU is some hundred megabytes of text
-perf script -i ${vmcore} ${PERF_TEST_VMLINUX:+--vmlinux="${PERF_TEST_VMLINUX}"} \
+perf script -i "${input}" ${PERF_TEST_VMLINUX:+--vmlinux="${PERF_TEST_VMLINUX}"} \
 	--itrace=be -F cpu,ip,sym,symoff,addr,flags 2> "${temp_dir}/err" |
 awk -v rip="${rip}" -v path="${path}" -v never="${never}" '
 	function fail(msg) {

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hardware trace recorder after a crash, read from /proc/vmcore in the
- * kdump kernel, as a tool would find it: through VMCOREINFO's HWTRACE=
- * line, never through the crashed kernel's debug info.
+ * The hardware trace recorder after a crash, read as a tool would find
+ * it: from /proc/vmcore in the kdump kernel, through VMCOREINFO's
+ * HWTRACE= line, never through the crashed kernel's debug info; or after
+ * the reboot that followed a panic, from the recorder's store
+ * (hwtrace_store=), in hwtrace/previous/.
  *
- * Run in the capture kernel of a kernel that recorded Intel PT of kernel
- * mode (hwtrace=intel_pt,config=0x2001,...,kernel) and crashed through
- * lkdtm (harness/kdump.sh and check.sh arrange it).  Every CPU it had
- * froze its copy in the crash paths; the copy of the CPU that crashed
- * decodes, with libipt over the crashed kernel's text as the vmcore holds
- * it, to the crash (crash_flow).  Without /proc/vmcore, skips.
+ * Run in the capture kernel, or in the boot after, of a kernel that
+ * recorded Intel PT of kernel mode (hwtrace=intel_pt,config=0x2001,...,
+ * kernel) and crashed as HWTRACE_KDUMP_CRASH says (harness/kdump.sh,
+ * harness/reboot.sh and check.sh arrange it).  Every CPU it had froze its
+ * copy in the crash paths; the copy of the CPU that crashed decodes, with
+ * libipt, to the crash (crash_flow): over the crashed kernel's text as the
+ * vmcore holds it, or, after a reboot, as this kernel (the same build)
+ * has it in /proc/kcore.  With neither /proc/vmcore nor hwtrace/previous/,
+ * skips.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -26,6 +31,8 @@
 #include "ptsim_lib.h"
 
 #define VMCORE		"/proc/vmcore"
+#define KCORE		"/proc/kcore"
+#define PREVIOUS	"/sys/kernel/tracing/hwtrace/previous"
 /* x86-64's kernel text mapping: __START_KERNEL_map */
 #define KERNEL_MAP	0xffffffff80000000ULL
 
@@ -36,24 +43,33 @@ struct vmcore {
 	char		*info;		/* VMCOREINFO's text */
 };
 
-/* Read @len bytes at physical address @pa of the crashed kernel. */
-static int vmcore_read(const struct vmcore *vc, uint64_t pa, void *to,
-		       size_t len)
+/* Read @len bytes at address @addr, virtual or physical, of the core. */
+static int core_read(const struct vmcore *vc, uint64_t addr, bool virt,
+		     void *to, size_t len)
 {
 	const Elf64_Phdr *ph;
+	uint64_t start;
 	unsigned int i;
 
 	for (i = 0; i < vc->nr_ph; i++) {
 		ph = &vc->ph[i];
-		if (ph->p_type != PT_LOAD || pa < ph->p_paddr ||
-		    pa + len > ph->p_paddr + ph->p_filesz)
+		start = virt ? ph->p_vaddr : ph->p_paddr;
+		if (ph->p_type != PT_LOAD || addr < start ||
+		    addr + len > start + ph->p_filesz)
 			continue;
-		if (pread(vc->fd, to, len, ph->p_offset + pa - ph->p_paddr) !=
+		if (pread(vc->fd, to, len, ph->p_offset + addr - start) !=
 		    (ssize_t)len)
 			return -EIO;
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* Read @len bytes at physical address @pa of the crashed kernel. */
+static int vmcore_read(const struct vmcore *vc, uint64_t pa, void *to,
+		       size_t len)
+{
+	return core_read(vc, pa, false, to, len);
 }
 
 /* A note of the vmcore's PT_NOTE segments. */
@@ -113,12 +129,12 @@ static int find_vmcoreinfo(const struct vmcore_note *n, void *ctx)
 	return 1;
 }
 
-static int vmcore_open(struct vmcore *vc)
+static int vmcore_open(struct vmcore *vc, const char *path)
 {
 	Elf64_Ehdr eh;
 
 	memset(vc, 0, sizeof(*vc));
-	vc->fd = open(VMCORE, O_RDONLY);
+	vc->fd = open(path, O_RDONLY);
 	if (vc->fd < 0)
 		return -errno;
 	if (pread(vc->fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
@@ -200,60 +216,107 @@ static int kernel_func(const char *name, uint64_t kaslr, struct ptsim_range *r)
 	return 0;
 }
 
+/*
+ * The copies of @nr_cpus CPUs: in the vmcore @vc, at @phys, or after a
+ * reboot, in hwtrace/previous/ (@store), with this kernel's memory in @vc.
+ */
+struct copies {
+	struct vmcore	vc;
+	uint64_t	*phys;
+	unsigned int	nr_cpus;
+	bool		store;
+};
+
 FIXTURE(kdump) {
-	struct vmcore vc;
-	uint64_t *phys;
-	unsigned int nr_cpus;
+	struct copies c;
 };
 
 FIXTURE_SETUP(kdump)
 {
+	struct copies *c = &self->c;
 	unsigned long long table;
 	char *p;
 	int n;
 
+	if (access(VMCORE, R_OK) && !access(PREVIOUS, R_OK)) {
+		c->store = true;
+		c->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+		ASSERT_EQ(0, vmcore_open(&c->vc, KCORE));
+		return;
+	}
 	if (access(VMCORE, R_OK))
-		SKIP(return, "not a kdump kernel (no " VMCORE ")");
-	ASSERT_EQ(0, vmcore_open(&self->vc));
-	p = strstr(self->vc.info, "HWTRACE=");
+		SKIP(return, "neither a kdump kernel (no " VMCORE
+		     ") nor a boot after a crash (no " PREVIOUS ")");
+	ASSERT_EQ(0, vmcore_open(&c->vc, VMCORE));
+	p = strstr(c->vc.info, "HWTRACE=");
 	ASSERT_NE(NULL, p) TH_LOG("VMCOREINFO names no hardware trace recorder");
-	n = sscanf(p, "HWTRACE=%llx,%u", &table, &self->nr_cpus);
+	n = sscanf(p, "HWTRACE=%llx,%u", &table, &c->nr_cpus);
 	ASSERT_EQ(2, n);
-	ASSERT_LT(0, self->nr_cpus);
-	ASSERT_GE(64, self->nr_cpus);
-	self->phys = calloc(self->nr_cpus, sizeof(*self->phys));
-	ASSERT_EQ(0, vmcore_read(&self->vc, table, self->phys,
-				 self->nr_cpus * sizeof(*self->phys)));
+	ASSERT_LT(0, c->nr_cpus);
+	ASSERT_GE(64, c->nr_cpus);
+	c->phys = calloc(c->nr_cpus, sizeof(*c->phys));
+	ASSERT_EQ(0, vmcore_read(&c->vc, table, c->phys,
+				 c->nr_cpus * sizeof(*c->phys)));
 }
 
 FIXTURE_TEARDOWN(kdump)
 {
-	free(self->phys);
-	free(self->vc.info);
-	free(self->vc.ph);
-	if (self->vc.fd > 0)
-		close(self->vc.fd);
+	struct copies *c = &self->c;
+
+	free(c->phys);
+	free(c->vc.info);
+	free(c->vc.ph);
+	if (c->vc.fd > 0)
+		close(c->vc.fd);
 }
 
-/* CPU @cpu's frozen copy: its header, and its trace (freed by the caller). */
+/*
+ * Read @len bytes at @off of @cpu's copy: -ENOENT if it has none (after a
+ * reboot, no file in hwtrace/previous/).
+ */
+static int copy_read(const struct copies *c, unsigned int cpu,
+		     uint64_t off, void *to, size_t len)
+{
+	char path[128];
+	ssize_t got;
+	int fd;
+
+	if (!c->store)
+		return c->phys[cpu] ?
+		       vmcore_read(&c->vc, c->phys[cpu] + off, to, len) :
+		       -ENOENT;
+	snprintf(path, sizeof(path), PREVIOUS "/cpu%u/trace", cpu);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	got = pread(fd, to, len, off);
+	close(fd);
+	return got == (ssize_t)len ? 0 : -EIO;
+}
+
+/*
+ * CPU @cpu's frozen copy: its header, and its trace (freed by the caller);
+ * NULL if it has none.
+ */
 static uint8_t *read_copy(struct __test_metadata *_metadata,
-			  const struct vmcore *vc, uint64_t phys,
-			  unsigned int cpu, struct perf_hwtrace_header *hdr)
+			  const struct copies *c, unsigned int cpu,
+			  struct perf_hwtrace_header *hdr)
 {
 	uint8_t *trace;
+	int ret;
 
-	if (!phys)
+	ret = copy_read(c, cpu, 0, hdr, sizeof(*hdr));
+	if (ret == -ENOENT)
 		return NULL;
-	EXPECT_EQ(0, vmcore_read(vc, phys, hdr, sizeof(*hdr)));
+	EXPECT_EQ(0, ret);
 	EXPECT_EQ(PERF_HWTRACE_MAGIC, hdr->magic);
 	EXPECT_EQ(PERF_HWTRACE_VERSION, hdr->version);
 	EXPECT_EQ(cpu, hdr->cpu);
 	EXPECT_GE(1024 * 1024, hdr->size);
-	if (hdr->magic != PERF_HWTRACE_MAGIC || hdr->size > 1024 * 1024)
+	if (ret || hdr->magic != PERF_HWTRACE_MAGIC || hdr->size > 1024 * 1024)
 		return NULL;
 	trace = malloc(hdr->size + 1);
-	EXPECT_EQ(0, vmcore_read(vc, phys + hdr->hdr_size, trace,
-				 hdr->size));
+	EXPECT_EQ(0, copy_read(c, cpu, hdr->hdr_size, trace, hdr->size));
 	return trace;
 }
 
@@ -288,7 +351,8 @@ static int vmcore_rips(const struct vmcore *vc, uint64_t *rip, int max)
 
 /*
  * Every CPU the crashed kernel stopped (each saved its registers: one
- * NT_PRSTATUS each) froze its copy in the crash paths.
+ * NT_PRSTATUS each; after a reboot, as many as this kernel has, booted
+ * the same) froze its copy in the crash paths.
  */
 TEST_F(kdump, every_cpu_frozen)
 {
@@ -299,8 +363,8 @@ TEST_F(kdump, every_cpu_frozen)
 
 	if (_metadata->skip)
 		return;
-	for (cpu = 0; cpu < self->nr_cpus; cpu++) {
-		trace = read_copy(_metadata, &self->vc, self->phys[cpu], cpu, &hdr);
+	for (cpu = 0; cpu < self->c.nr_cpus; cpu++) {
+		trace = read_copy(_metadata, &self->c, cpu, &hdr);
 		if (!trace)
 			continue;
 		EXPECT_EQ(PERF_HWTRACE_FROZEN | PERF_HWTRACE_CRASH,
@@ -311,7 +375,8 @@ TEST_F(kdump, every_cpu_frozen)
 		frozen++;
 		free(trace);
 	}
-	EXPECT_EQ(vmcore_rips(&self->vc, rip, 64), frozen);
+	EXPECT_EQ(self->c.store ? sysconf(_SC_NPROCESSORS_ONLN) :
+				vmcore_rips(&self->c.vc, rip, 64), frozen);
 }
 
 /*
@@ -379,8 +444,7 @@ static void decode_crash_flow(const uint8_t *trace, size_t len,
 
 /* How far KASLR put the crashed kernel's text from the capture kernel's. */
 static int crashed_kaslr(struct __test_metadata *_metadata,
-			 const struct vmcore *vc, const uint64_t *phys,
-			 unsigned int nr_cpus, uint64_t *kaslr)
+			 const struct copies *c, uint64_t *kaslr)
 {
 	struct perf_hwtrace_header hdr;
 	struct ptsim_range stext;
@@ -389,8 +453,8 @@ static int crashed_kaslr(struct __test_metadata *_metadata,
 
 	if (kernel_func("_stext", 0, &stext))
 		return -ENOENT;
-	for (cpu = 0; cpu < nr_cpus; cpu++) {
-		trace = read_copy(_metadata, vc, phys[cpu], cpu, &hdr);
+	for (cpu = 0; cpu < c->nr_cpus; cpu++) {
+		trace = read_copy(_metadata, c, cpu, &hdr);
 		if (!trace)
 			continue;
 		free(trace);
@@ -407,63 +471,98 @@ static int crashed_kaslr(struct __test_metadata *_metadata,
  * lkdtm's ACCESS_NULL with panic_on_oops: through the function that read
  * NULL, its fault at the RIP the crash saved (a page fault, or with KASAN
  * a general protection fault on its shadow), the oops and the report
- * whose die notifier froze it, before oops_end() went on to kdump.  The
- * first three functions in order; the flow must not reach the fourth.
+ * whose die notifier froze it, before oops_end() went on to kdump;
+ * "reboot", sysrq's c with no kdump kernel: through the function that
+ * panicked, panic() and the recorder's panic notifier, which froze it,
+ * before panic() reset the machine.  The first three functions in order;
+ * the flow must not reach the fourth.
  */
+enum crash_how { CRASH_PANIC, CRASH_OOPS, CRASH_REBOOT };
+
+static const char * const crash_names[] = { "panic", "oops", "reboot" };
+
 static const char * const crash_fns[][NR_FN] = {
-	{ "sysrq_handle_crash", "panic", "native_machine_crash_shutdown",
-	  "machine_kexec" },
-	{ "lkdtm_ACCESS_NULL", "oops_begin", "__die_body", "oops_end" },
+	[CRASH_PANIC] = { "sysrq_handle_crash", "panic",
+			  "native_machine_crash_shutdown", "machine_kexec" },
+	[CRASH_OOPS] = { "lkdtm_ACCESS_NULL", "oops_begin", "__die_body",
+			 "oops_end" },
+	[CRASH_REBOOT] = { "sysrq_handle_crash", "panic", "hwtrace_panic",
+			   "emergency_restart" },
 };
+
+/* The kernel's text as the crashed kernel ran it, into @kt. */
+static int crashed_text(const struct copies *c, uint64_t kaslr,
+			struct kernel_text *kt)
+{
+	struct ptsim_range text, etext;
+	unsigned long long phys_base;
+	uint64_t at;
+	int ret;
+
+	ret = kernel_func("_stext", kaslr, &text) ?:
+	      kernel_func("_etext", kaslr, &etext);
+	if (ret)
+		return ret;
+	kt->start = text.start;
+	kt->size = etext.start - text.start;
+	kt->bytes = malloc(kt->size);
+	if (!kt->bytes)
+		return -ENOMEM;
+	/* After a reboot: this kernel's text, where it has it. */
+	if (c->store)
+		return core_read(&c->vc, kt->start - kaslr, true, kt->bytes,
+				 kt->size);
+	ret = vmcore_number(&c->vc, "NUMBER(phys_base)=", 10, &phys_base);
+	at = kt->start - KERNEL_MAP + phys_base;
+	return ret ?: vmcore_read(&c->vc, at, kt->bytes, kt->size);
+}
 
 /* libipt under TCG decodes some 100,000 instructions a second. */
 TEST_F_TIMEOUT(kdump, crash_flow, 900)
 {
 	const char *how = getenv("HWTRACE_KDUMP_CRASH");
-	bool oops = how && !strcmp(how, "oops");
-	const char * const *names = crash_fns[oops];
+	const char * const *names;
 	struct perf_hwtrace_header hdr;
-	unsigned long long phys_base;
 	unsigned int cpu, found = 0;
-	struct ptsim_range fn[NR_FN], text, etext;
+	struct ptsim_range fn[NR_FN];
 	uint64_t rip[64], fault_ip = 0, kaslr;
 	struct crash_flow cf;
 	struct kernel_text kt;
 	struct pt_image *image;
 	uint8_t *trace;
+	bool oops;
 	int i, nr;
 
 	if (_metadata->skip)
 		return;
-	ASSERT_TRUE(how && (oops || !strcmp(how, "panic")))
-		TH_LOG("HWTRACE_KDUMP_CRASH must say oops or panic");
-	ASSERT_EQ(0, crashed_kaslr(_metadata, &self->vc, self->phys, self->nr_cpus,
-				   &kaslr));
+	for (i = 0; how && i < ARRAY_SIZE(crash_names); i++)
+		if (!strcmp(how, crash_names[i]))
+			break;
+	ASSERT_TRUE(how && i < ARRAY_SIZE(crash_names))
+		TH_LOG("HWTRACE_KDUMP_CRASH must say panic, oops or reboot");
+	ASSERT_EQ(self->c.store, i == CRASH_REBOOT)
+		TH_LOG("the trace of a crash with kdump is in " VMCORE
+		       ", after a reboot in " PREVIOUS);
+	oops = i == CRASH_OOPS;
+	names = crash_fns[i];
+	ASSERT_EQ(0, crashed_kaslr(_metadata, &self->c, &kaslr));
 	for (i = 0; i < NR_FN; i++)
 		ASSERT_EQ(0, kernel_func(names[i], kaslr, &fn[i]))
 			TH_LOG("no %s in kallsyms", names[i]);
 	/* The oops' RIP, as the crash saved it: in the function that faulted. */
-	nr = vmcore_rips(&self->vc, rip, 64);
+	nr = vmcore_rips(&self->c.vc, rip, 64);
 	for (i = 0; oops && i < nr; i++)
 		if (ptsim_in_range(&fn[0], rip[i]))
 			fault_ip = rip[i];
 	if (oops)
 		ASSERT_NE(0, fault_ip) TH_LOG("no saved RIP in %s", names[0]);
 
-	ASSERT_EQ(0, vmcore_number(&self->vc, "NUMBER(phys_base)=", 10,
-				   &phys_base));
-	ASSERT_EQ(0, kernel_func("_stext", kaslr, &text));
-	ASSERT_EQ(0, kernel_func("_etext", kaslr, &etext));
-	kt.start = text.start;
-	kt.size = etext.start - text.start;
-	kt.bytes = malloc(kt.size);
-	ASSERT_EQ(0, vmcore_read(&self->vc, kt.start - KERNEL_MAP + phys_base,
-				 kt.bytes, kt.size));
-	image = pt_image_alloc("vmcore");
+	ASSERT_EQ(0, crashed_text(&self->c, kaslr, &kt));
+	image = pt_image_alloc("crashed kernel");
 	ASSERT_EQ(0, pt_image_set_callback(image, read_kernel_text, &kt));
 
-	for (cpu = 0; cpu < self->nr_cpus; cpu++) {
-		trace = read_copy(_metadata, &self->vc, self->phys[cpu], cpu, &hdr);
+	for (cpu = 0; cpu < self->c.nr_cpus; cpu++) {
+		trace = read_copy(_metadata, &self->c, cpu, &hdr);
 		if (!trace)
 			continue;
 		memset(&cf, 0, sizeof(cf));
