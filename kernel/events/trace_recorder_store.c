@@ -145,16 +145,18 @@ static const char *hwtrace_store_check(const struct hwtrace_store *s,
 }
 
 /*
- * Whether @slot (below @s->nr_slots) of store @s, whose header passed
- * hwtrace_store_check(), can be trusted with @seal, its seal as read once:
- * NULL if the slot holds @seal->len bytes of a frozen copy of its CPU's
- * trace that its seal and header agree on; why not, otherwise.
+ * Whether @copy, the bytes of @slot (below @s->nr_slots) of store @s, whose
+ * header passed hwtrace_store_check(), can be trusted with @seal, its seal
+ * as read once: NULL if @copy is @seal->len bytes of a frozen copy of its
+ * CPU's trace that its seal and header agree on; why not, otherwise.
+ * @copy is read only past the check of @seal->len against the slot.
  */
 static const char *hwtrace_store_check_copy(const struct hwtrace_store *s,
 					    u32 slot,
-					    const struct hwtrace_store_seal *seal)
+					    const struct hwtrace_store_seal *seal,
+					    const void *copy)
 {
-	const struct perf_hwtrace_header *hdr = hwtrace_store_slot_at(s, slot);
+	const struct perf_hwtrace_header *hdr = copy;
 
 	if (seal->len < sizeof(*hdr) || seal->len > s->slot_size)
 		return "its seal is garbled";
@@ -171,25 +173,30 @@ static const char *hwtrace_store_check_copy(const struct hwtrace_store *s,
 	return NULL;
 }
 
-/* Keep @slot's copy for hwtrace/previous/, if it passes. */
+/*
+ * Keep @slot's copy for hwtrace/previous/, if it passes: copied first, in
+ * one read of the region's uncached memory, then checked as kept.
+ */
 static void hwtrace_store_take(const struct hwtrace_store *s, u32 slot)
 {
 	struct hwtrace_store_seal seal = READ_ONCE(s->seal[slot]);
+	u32 len = min(seal.len, s->slot_size);
 	const char *why;
 	void *buf;
 
 	if (!seal.len)
 		return;
-	why = hwtrace_store_check_copy(s, slot, &seal);
+	buf = vmalloc(len);
+	if (!buf)
+		return;
+	memcpy(buf, hwtrace_store_slot_at(s, slot), len);
+	why = hwtrace_store_check_copy(s, slot, &seal, buf);
 	if (why) {
+		vfree(buf);
 		pr_warn("hwtrace: store at %pa: CPU %u's trace refused: %s\n",
 			&store_phys, slot, why);
 		return;
 	}
-	buf = vmalloc(seal.len);
-	if (!buf)
-		return;
-	memcpy(buf, hwtrace_store_slot_at(s, slot), seal.len);
 	previous[slot] = (struct hwtrace_previous){ buf, seal.len };
 }
 

@@ -64,7 +64,8 @@ static const char *test_check(struct hwtrace_store *s)
 
 static const char *test_check_copy(struct hwtrace_store *s, u32 slot)
 {
-	return hwtrace_store_check_copy(s, slot, &s->seal[slot]);
+	return hwtrace_store_check_copy(s, slot, &s->seal[slot],
+					hwtrace_store_slot_at(s, slot));
 }
 
 static void store_as_laid_out_passes(struct kunit *test)
