@@ -200,7 +200,10 @@ static int aux_sample_pages(u32 size)
 
 /*
  * The hidden event for a sampler: trace what the sampler sees, from the
- * same processes, with the same clock.
+ * same processes, with the same clock.  It is enabled from the start, and
+ * runs while a sampler of it is enabled (perf_aux_sample_state()), so
+ * that samplers that differ only in how they are enabled share it: perf
+ * gives a group's leader enable_on_exec, and its members follow it.
  */
 static void aux_hidden_attr(struct perf_event_attr *attr,
 			    const struct perf_event_attr *sampler)
@@ -218,8 +221,6 @@ static void aux_hidden_attr(struct perf_event_attr *attr,
 	attr->inherit = sampler->inherit;
 	attr->inherit_thread = sampler->inherit_thread;
 	attr->remove_on_exec = sampler->remove_on_exec;
-	attr->enable_on_exec = sampler->enable_on_exec;
-	attr->disabled = sampler->enable_on_exec;
 	attr->use_clockid = sampler->use_clockid;
 	attr->clockid = sampler->clockid;
 }

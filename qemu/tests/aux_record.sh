@@ -5,7 +5,8 @@
 # record's other ways of choosing what to record: --per-thread, -p,
 # inherited by the children of a command, --switch-output by size and by
 # signal, --overwrite dumped by a signal, a control command, perf daemon
-# and an event; and perf report's decoding of such a recording.  pt.sh
+# and an event (one that -A samples too), a group of samplers; and perf
+# report's decoding of such a recording.  pt.sh
 # has the exactness of positions and decoding for the plain case.  TAP.
 . "$(dirname "$0")/lib/guest.sh"
 lloops=1000000
@@ -30,12 +31,13 @@ loop_piece() {
 }
 
 # The instructions perf script decodes from -A recording DATA (perf
-# script --itrace=i0nse -F event,ip), without the samplers' own samples;
-# error events go to $tmp/errors.
+# script --itrace=i0nse -F event,ip), without the samplers' own samples:
+# perf names the instructions it synthesizes after the hidden event's
+# modes (instructions:uH); error events go to $tmp/errors.
 decoded() {	# DATA
 	"$perf" script -i "$1" --itrace=i0nse -F event,ip 2> /dev/null |
 		awk '$1 == "instruction" { print > "'"$tmp/errors"'"; next }
-		     $1 != "instructions:u:" { print $2 }'
+		     $1 == "instructions:uH:" { print $2 }'
 }
 
 # --per-thread: a hidden event per task, no per-CPU buffers, the loop's
@@ -301,6 +303,62 @@ switch_event() {
 	grep -q -x 401020 "$tmp/flow"
 }
 
+# A trigger that -A samples too: phases.S's sched_yield(2) between its
+# loops (-DTRIGGER; nothing else in the guest calls it) is both the
+# --switch-output-event and a sampler (:u, as the other sampler: they
+# share the task's hidden event), so the dump, taken while the program
+# waits in its read, ends with the trigger's own sample, whose trace
+# decodes to the first loop up to the system call at trigger; nothing of
+# the second loop, which goes to the last file.
+trigger_event() {
+	mkdir "$tmp/te" && mkfifo "$tmp/te/go" || return 1
+	exec 3<> "$tmp/te/go"
+	taskset -c 0 "$perf" record -q -o "$tmp/te/s.data" --no-switch-events \
+		--overwrite -m 32 \
+		--switch-output-event=syscalls:sys_enter_sched_yield \
+		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions/period=20000/u \
+		-e syscalls:sys_enter_sched_yield:u -- "$tmp/trigger" <&3 &
+	rec=$!
+	await eval 'phases=$(pgrep -x trigger) && in_read $phases' &&
+	await files "$tmp/te" 1 && echo >&3
+	ok=$?
+	exec 3>&-
+	wait $rec && [ $ok = 0 ] &&
+	[ "$(ls "$tmp"/te/s.data.* | wc -l)" = 2 ] &&
+	decodes_alone "$tmp/te" 1 &&
+	"$perf" script -i "$f" --itrace=i0ns -F event,ip 2> /dev/null |
+	awk -v at="$(nm "$tmp/trigger" | awk '$3 == "trigger" { sub(/^0+/, "", $1); print $1 }')" '
+		$1 == "instructions:uH:" { last = $2; n++ }
+		$2 == "401027" { print "the second loop at line " NR; bad = 1 }
+		{ event = $1 }
+		$1 == "syscalls:sys_enter_sched_yield:" { before = last; m = n }
+		END {
+			printf "%d instructions, the last sample %s, after %s (the trigger at %s)\n",
+				n, event, before, at
+			exit bad || m < 1000 || event != "syscalls:sys_enter_sched_yield:" ||
+				before != at
+		}'
+}
+
+# A group of samplers, the mission's events: perf gives its leader
+# enable_on_exec and not its members, and they share the task's hidden
+# event (intel_pt, exclusive, had refused the members' own with EBUSY);
+# the samples of both carry the loop's trace.
+group() {
+	rm -f "$tmp/errors"
+	taskset -c 0 "$perf" record -q -o "$tmp/g.data" -Aintel_pt/mtc=0/ \
+		--aux-sample=4096 -e '{cycles,instructions}:u' -c 200000 \
+		-- "$tmp/long" &&
+	"$perf" script -i "$tmp/g.data" -F event 2> /dev/null |
+	awk '$1 == "cycles:" { c++ } $1 == "instructions:" { i++ }
+	     END { printf "samples: %d of cycles, %d of instructions\n", c, i
+		   exit !c || !i }' &&
+	decoded "$tmp/g.data" > "$tmp/g.flow" &&
+	! grep -v 'code 8: Lost trace data' "$tmp/errors" 2> /dev/null &&
+	insns=$(loop_piece < "$tmp/g.flow") && echo "$insns instructions" &&
+	[ "$insns" -gt 100000 ]
+}
+
 # perf report with its default --itrace (instructions every 100 us,
 # power events...): the instructions it synthesizes, an event beside the
 # sampler's own (instructions:u), are all in the loop's code.
@@ -333,10 +391,12 @@ slow_fs() {
 	done
 }
 
-echo "1..11"
+echo "1..13"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
 	-o "$tmp/phases" "$here/phases.S" || exit 1
+gcc -nostdlib -static -DTRIGGER -DLOOPS1=1000000 -DLOOPS2=100000 \
+	-o "$tmp/trigger" "$here/phases.S" || exit 1
 gcc -nostdlib -static -DLOOPS=500000 -o "$tmp/spin_a" "$here/exec.S" || exit 1
 gcc -nostdlib -static -DAFTER -DLOOPS=500000 -o "$tmp/spin_b" "$here/exec.S" || exit 1
 check "-Aintel_pt --per-thread: the loop's exact flow" per_thread
@@ -348,6 +408,8 @@ check "-Aintel_pt --overwrite: each dump has the newest samples, and decodes on 
 check "-Aintel_pt --overwrite --control=fifo: the command 'snapshot' dumps as SIGUSR2 does, acked once written" control
 check "-Aintel_pt -a --overwrite under perf daemon: perf daemon signal and stop dump as SIGUSR2 does" daemon
 check "-Aintel_pt --overwrite --switch-output-event: a system call dumps the newest samples, which decode on their own" switch_event
+check "-Aintel_pt --overwrite --switch-output-event=TP with TP -A sampled: the dump ends with the trigger's own trace" trigger_event
+check "-Aintel_pt -e '{cycles,instructions}:u': a group's samplers share the hidden event" group
 check "perf report of an -Aintel_pt recording: its default --itrace" report
 check "-Aintel_pt and intel_pt writing to 9p: perf record ends with its workload" slow_fs
 exit $failed

@@ -7,7 +7,10 @@
 # in the event's stream, and perf script decodes the samples' trace laid
 # end to end, the overlap between samples dropped.  Record perf's brstack
 # workload, whose loop runs a known number of instructions, with samples
-# that hold all its trace, and with --per-thread cs_etm for reference:
+# every 20,000 of its instructions that hold all its trace (a timer's
+# period would span more trace on a faster machine, and take more samples
+# per instruction on a slower one), and with --per-thread cs_etm for
+# reference:
 # the samples decode to the workload's functions, and, where perf reports
 # no trace lost between samples, to as many instructions in them as the
 # reference.  Then with samples too small for the trace between them:
@@ -24,14 +27,15 @@ err=0
 dir=$(mktemp -d /tmp/__perf_test.aux_cs_etm.XXXXXX)
 trap 'rm -rf "$dir"' EXIT TERM INT
 
-loops=20000
+loops=5000
 work="perf test -w brstack $loops"
 
 # The instructions decoded in the brstack workload's functions (not the
-# samples of cpu-clock there), one a line, into FLOW; prints how many.
+# samples there), one a line, into FLOW, and perf script -v's account of
+# the AUX samples into FLOW.v; prints how many.
 brstack_flow() {	# PERF.DATA FLOW
-	perf script -i "$1" --itrace=i1 -F event,ip,sym 2> /dev/null |
-		sed -n 's/^ *instructions[^ ]* *\([0-9a-f]* brstack_.*\)/\1/p' > "$2"
+	perf script -v -i "$1" --itrace=i1 -F event,ip,sym 2> "$2.v" |
+		sed -n 's/^ *instructions:[a-zA-Z]*: *\([0-9a-f]* brstack_.*\)/\1/p' > "$2"
 	wc -l < "$2"
 }
 
@@ -48,9 +52,10 @@ first_difference() {	# PERF.DATA
 			i >= n - 5 && i <= n + 5'
 }
 
-lost_bytes() {		# PERF.DATA
-	perf script -v -i "$1" --itrace=i1 -F ip 2>&1 > /dev/null |
-		sed -n 's/^AUX samples:.*trace lost between them: \([0-9]*\) bytes.*/\1/p'
+# The trace lost between the samples of the recording brstack_flow()
+# decoded into FLOW.
+lost_bytes() {		# FLOW
+	sed -n 's/^AUX samples:.*trace lost between them: \([0-9]*\) bytes.*/\1/p' "$1.v"
 }
 
 fail() {
@@ -68,10 +73,10 @@ echo "Reference: $ref instructions in brstack_*"
 
 for size in 60000 4096; do
 	perf record -q -o "$dir/a.data" -m 1M -Acs_etm \
-		-e cpu-clock/period=100000/u --aux-sample=$size -- $work ||
+		-e instructions/period=20000/u --aux-sample=$size -- $work ||
 		{ fail "perf record -Acs_etm --aux-sample=$size"; continue; }
 	got=$(brstack_flow "$dir/a.data" "$dir/a.flow")
-	lost=$(lost_bytes "$dir/a.data")
+	lost=$(lost_bytes "$dir/a.flow")
 	echo "--aux-sample=$size: $got instructions in brstack_*, ${lost:-?} bytes of trace lost"
 	[ -n "$lost" ] || fail "perf script -v says nothing of the AUX samples"
 	[ "$got" -gt 0 ] || fail "no brstack_* instructions decoded"

@@ -26,7 +26,8 @@
 # record counts the samples without trace as the kernel does; and that -A
 # refuses a PMU that does not exist, a PMU that cannot take AUX samples, a
 # sample size too large, a configuration the PMU refuses, terms outside
-# config and modifiers.  perf learns what
+# config, modifiers, and samplers of other modes, which cannot share a
+# hidden event.  perf learns what
 # the kernel and the PMU can do from sysfs: the other kernels and PMUs are
 # fake sysfs trees (SYSFS_PATH) that lack what they would lack.
 
@@ -699,6 +700,8 @@ test_errors()
 	expect_error "only terms of config" -A ptsim/interval=200/
 	expect_error "takes no modifiers" -A ptsim//u
 	expect_error "takes no modifiers" -A ptsim/psb_period=1/k
+	expect_error "cpu-clock:u and cpu-clock:k trace other modes" \
+		-A ptsim -e cpu-clock:u -e cpu-clock:k
 }
 
 test_hidden ""

@@ -257,6 +257,37 @@ static int auxsample__choose(const char *spec,
 	return auxsample__check(spec, aux, size, *form);
 }
 
+/* Whether samplers @a and @b trace the same modes (hidden AUX events do). */
+static bool auxsample__same_modes(const struct perf_event_attr *a,
+				  const struct perf_event_attr *b)
+{
+	return a->exclude_user == b->exclude_user &&
+	       a->exclude_kernel == b->exclude_kernel &&
+	       a->exclude_hv == b->exclude_hv &&
+	       a->exclude_idle == b->exclude_idle &&
+	       a->exclude_host == b->exclude_host &&
+	       a->exclude_guest == b->exclude_guest;
+}
+
+/*
+ * The samplers of a task or CPU share its hidden AUX event only if they
+ * trace the same modes: a second one is refused by an exclusive PMU
+ * (intel_pt: EBUSY), or never runs beside the first (one ETM a CPU).
+ */
+static int auxsample__check_modes(struct evlist *evlist, const char *spec)
+{
+	struct evsel *first = evlist__first(evlist), *evsel;
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (auxsample__same_modes(&first->core.attr, &evsel->core.attr))
+			continue;
+		pr_err("-A %s: %s and %s trace other modes, and the samplers of a task share its hidden AUX event: give them the same modifiers (such as :u)\n",
+		       spec, evsel__name(first), evsel__name(evsel));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void auxsample__hidden(struct evlist *evlist,
 			      const struct perf_event_attr *aux, u32 size,
 			      enum auxsample_form form)
@@ -347,6 +378,8 @@ int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 	opts->aux_sampler_terms = term ? term->val.cfg_chg : 0;
 
 	err = auxsample__choose(spec, &aux->core.attr, size, opts, &form);
+	if (!err && form != AUXSAMPLE_GROUP)
+		err = auxsample__check_modes(evlist, spec);
 	if (err)
 		goto out;
 

@@ -818,11 +818,29 @@ static void page_faults(struct perf_event_attr *attr)
 	attr->sample_period = 1;
 }
 
+/* As perf opens a group's leader: enabled by the task's next exec. */
+static void enabled_on_exec(struct perf_event_attr *attr)
+{
+	attr->disabled = 1;
+	attr->enable_on_exec = 1;
+}
+
 /* A sampler of another event with the same bits shares (see above). */
 TEST_F(aux_sample, other_event_same_bits_shares)
 {
 	if (!_metadata->skip)
 		expect_sharing(_metadata, &self->e, page_faults, true);
+}
+
+/*
+ * Samplers that differ only in how they are enabled share: a group's
+ * leader and its members (intel_pt, an exclusive PMU, refused the second
+ * hidden event with EBUSY).
+ */
+TEST_F(aux_sample, enable_on_exec_shares)
+{
+	if (!_metadata->skip)
+		expect_sharing(_metadata, &self->e, enabled_on_exec, true);
 }
 
 TEST_F(aux_sample, exclude_bits_split_hidden_events)
