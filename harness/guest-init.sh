@@ -29,6 +29,11 @@ cd /tmp
 sh /tmp/out/cmd > /tmp/out/output 2>&1 < /dev/null
 echo $? > /tmp/out/rc
 
+# The hardware trace recorder, if one runs, stops first: with every
+# kernel branch traced (TCG's Intel PT), the scans below took minutes.
+recorder=/sys/kernel/tracing/hwtrace/tracing_on
+[ -w $recorder ] && echo 0 > $recorder 2> /dev/null
+
 # kmemleak only reports objects older than 5 s; scan twice, as its docs say.
 if [ -w $leaks ]; then
 	sleep 6

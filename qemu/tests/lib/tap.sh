@@ -13,13 +13,13 @@ check() {	# NAME COMMAND...
 	name=$1
 	shift
 	n=$((n + 1))
-	start=$(date +%s)
+	tap_start=$(date +%s)
 	if "$@" > "$tmp/out" 2>&1; then
-		echo "# $(($(date +%s) - start)) s"
+		echo "# $(($(date +%s) - tap_start)) s"
 		echo "ok $n $name"
 		return 0
 	fi
-	echo "# $(($(date +%s) - start)) s"
+	echo "# $(($(date +%s) - tap_start)) s"
 	echo "not ok $n $name"
 	sed 's/^/# /' "$tmp/out"
 	failed=1
