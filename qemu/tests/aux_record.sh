@@ -5,9 +5,10 @@
 # record's other ways of choosing what to record: --per-thread, -p,
 # inherited by the children of a command, --switch-output by size and by
 # signal, --overwrite dumped by a signal, a control command, perf daemon
-# and an event (one that -A samples too), a group of samplers; and perf
-# report's decoding of such a recording.  pt.sh
-# has the exactness of positions and decoding for the plain case.  TAP.
+# and an event (one that -A samples too), a group of samplers; perf
+# inject --merge of the files of a session; and perf report's decoding
+# of such a recording.  pt.sh has the exactness of positions and decoding
+# for the plain case.  TAP.
 . "$(dirname "$0")/lib/guest.sh"
 lloops=1000000
 
@@ -174,13 +175,15 @@ phases_recorded() {	# DIR DUMP OPTION...
 }
 
 # Whether file N of DIR decodes with no error in the program's trace but
-# the reports of trace in other files, into $tmp/flow; sets $f to it.
+# the reports of trace in other files, into $tmp/flow; sets $f to it, and
+# adds the number of its instructions to DIR/decoded.
 decodes_alone() {	# DIR N
 	f=$(ls "$1"/s.data.* | sed -n "$2p")
 	rm -f "$tmp/errors"
 	decoded "$f" > "$tmp/flow" &&
 	! grep " pid $phases .*code [0-79]" "$tmp/errors" 2> /dev/null &&
-	echo "file $2: $(wc -l < "$tmp/flow") instructions"
+	insns=$(wc -l < "$tmp/flow") && echo "$insns" >> "$1/decoded" &&
+	echo "file $2: $insns instructions"
 }
 
 # --switch-output=signal: each file describes the tasks it has records of
@@ -197,6 +200,37 @@ switch_signal() {
 	[ "$(ls "$tmp"/sw/s.data.* | wc -l)" = 3 ] &&
 	decodes_alone "$tmp/sw" 1 && decodes_alone "$tmp/sw" 2 &&
 	decodes_alone "$tmp/sw" 3 && grep -q -x 401020 "$tmp/flow"
+}
+
+# The COMM and MMAP2 records of the program in DATA (not decoding).
+described() {	# DATA
+	"$perf" script -i "$1" --no-itrace --show-task-events \
+		--show-mmap-events 2> /dev/null |
+		grep -c 'PERF_RECORD_\(COMM\|MMAP2\).*phases'
+}
+
+# perf inject --merge of switch_signal()'s three files (which it decoded
+# one by one): one file that decodes as they do, with no error but the
+# reports of lost trace, to no fewer instructions than they (where a file
+# starts, the merged trace decodes on from where the file before ended,
+# also before the first PSB; they were as many here), and that describes
+# the program once: its COMM and MMAP2 as it ran (2), not again for each
+# file after the first (4 more).
+merge() {
+	files=$(ls "$tmp"/sw/s.data.*) && [ "$(echo "$files" | wc -l)" = 3 ] &&
+	[ "$(wc -l < "$tmp/sw/decoded")" = 3 ] &&
+	"$perf" inject --merge -o "$tmp/merged.data" $files &&
+	for f in $files; do
+		echo "$f: $(described "$f") COMM and MMAP2 of phases"
+	done &&
+	sum=$(awk '{ sum += $1 } END { print sum }' "$tmp/sw/decoded") &&
+	echo "the files: $sum instructions" &&
+	rm -f "$tmp/errors" && decoded "$tmp/merged.data" > "$tmp/flow" &&
+	c=$(wc -l < "$tmp/flow") && d=$(described "$tmp/merged.data") &&
+	echo "merged: $c instructions, $d COMM and MMAP2 of phases" &&
+	! grep " pid $phases .*code [0-79]" "$tmp/errors" 2> /dev/null &&
+	grep -q -x 401005 "$tmp/flow" && grep -q -x 401020 "$tmp/flow" &&
+	[ "$c" -ge $sum ] && [ "$d" = 2 ]
 }
 
 # --overwrite: the samples' ring (-m 16: 64 KiB, some 15 samples) is
@@ -391,7 +425,7 @@ slow_fs() {
 	done
 }
 
-echo "1..13"
+echo "1..14"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
 	-o "$tmp/phases" "$here/phases.S" || exit 1
@@ -404,6 +438,7 @@ check "-Aintel_pt -p: samples of a loop already running decode to its two instru
 check "-Aintel_pt of a command's children: a stream each, each decoded against its own code" inherit
 check "-Aintel_pt --switch-output: the files' samples make up the stream, the first file decodes" switch_output
 check "-Aintel_pt --switch-output=signal: each file decodes on its own, also one with the trace of a task that had exited" switch_signal
+check "perf inject --merge of those files: their decode, each program's record once" merge
 check "-Aintel_pt --overwrite: each dump has the newest samples, and decodes on its own" overwrite
 check "-Aintel_pt --overwrite --control=fifo: the command 'snapshot' dumps as SIGUSR2 does, acked once written" control
 check "-Aintel_pt -a --overwrite under perf daemon: perf daemon signal and stop dump as SIGUSR2 does" daemon
