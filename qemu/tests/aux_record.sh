@@ -377,10 +377,11 @@ trigger_event() {
 # A group of samplers, the mission's events: perf gives its leader
 # enable_on_exec and not its members, and they share the task's hidden
 # event (intel_pt, exclusive, had refused the members' own with EBUSY);
-# the samples of both carry the loop's trace.
+# the samples of both carry the loop's trace.  Not pinned: the task's
+# hidden event follows it to any CPU.
 group() {
 	rm -f "$tmp/errors"
-	taskset -c 0 "$perf" record -q -o "$tmp/g.data" -Aintel_pt/mtc=0/ \
+	"$perf" record -q -o "$tmp/g.data" -Aintel_pt/mtc=0/ \
 		--aux-sample=4096 -e '{cycles,instructions}:u' -c 200000 \
 		-- "$tmp/long" &&
 	"$perf" script -i "$tmp/g.data" -F event 2> /dev/null |

@@ -10,10 +10,9 @@
 # every 20,000 of its instructions that hold all its trace (a timer's
 # period would span more trace on a faster machine, and take more samples
 # per instruction on a slower one), and with --per-thread cs_etm for
-# reference:
-# the samples decode to the workload's functions, and, where perf reports
-# no trace lost between samples, to as many instructions in them as the
-# reference.  Then with samples too small for the trace between them:
+# reference: the samples decode to the workload's functions, and, where
+# perf reports no trace lost between samples, to as many instructions in
+# them as the reference.  Then with samples too small for the trace between them:
 # perf reports the trace lost, and decodes no more instructions of the
 # loop than the reference.
 
