@@ -27,12 +27,14 @@ ARM64_SELFTESTS := perf_events/aux_sample_cs_etm perf_events/core_trace_cs_etm \
 # perf test description patterns: the project's perf tests and upstream's
 # Intel PT test (test_intel_pt.sh, "Miscellaneous Intel PT testing");
 # "dumps" is test_core_trace.sh, "Hardware trace in core dumps"; "daemon"
-# upstream's daemon.sh, perf daemon's, which the flight recorder runs under.
-PERF_TESTS := ptsim resolver hidden dumps recorder Miscellaneous daemon
+# upstream's daemon.sh, perf daemon's, which the flight recorder runs under;
+# "augmented" perf trace's BPF-augmented syscalls.
+PERF_TESTS := ptsim resolver hidden dumps recorder Miscellaneous daemon \
+	      augmented
 # perf tests of decoding alone, run on the host.
 HOST_PERF_TESTS := conformance
 
-PERF_FLAGS := NO_LIBPERL=1 NO_LIBBPF=1 NO_GTK2=1 \
+PERF_FLAGS := NO_LIBPERL=1 NO_GTK2=1 \
 	      NO_LIBBABELTRACE=1 CORESIGHT=1 WERROR=0 \
 	      CC="ccache gcc" HOSTCC="ccache gcc"
 
@@ -151,7 +153,8 @@ perf-afl: tree
 	mkdir -p $(BUILD)/perf-afl
 	AFL_USE_ASAN=1 AFL_QUIET=1 $(MAKE) -s -C $(TREE)/tools/perf \
 		O=$(BUILD)/perf-afl -j$(JOBS) $(PERF_FLAGS) NO_LIBPYTHON=1 \
-		CC=afl-clang-fast HOSTCC=gcc EXTRA_CFLAGS="$(AFL_UBSAN)"
+		NO_LIBBPF=1 CC=afl-clang-fast HOSTCC=gcc \
+		EXTRA_CFLAGS="$(AFL_UBSAN)"
 
 fuzz-perf: perf-afl perf kernel-debug qemu
 	harness/fuzz-perf.sh

@@ -11,7 +11,7 @@ pkgs=(linux-source-6.1 qemu-system-data seabios dpkg-dev meson ninja-build
       rsync ccache libelf-dev libssl-dev libdw-dev libipt-dev
       libopencsd-dev libopencsd-bin libcap-dev libnuma-dev libzstd-dev
       libunwind-dev libslang2-dev systemtap-sdt-dev python3 python3-dev kexec-tools
-      python3-setuptools python3-ply python3-git gcc make time valgrind
+      python3-setuptools python3-ply python3-git gcc make time valgrind clang
       binutils-aarch64-linux-gnu gcc-aarch64-linux-gnu g++-aarch64-linux-gnu)
 
 # install also upgrades: a newer linux-source-6.1 from the registry is used

@@ -66,6 +66,11 @@ export PERF_TEST_LIBIPT_DIR=$testdata/libipt PERF_TEST_OPENCSD_DIR=$testdata/ope
 echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent
 echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate
 echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
+# perf compiles BPF programs (perf trace -e PROG.c) against the running
+# kernel's build directory, which no /lib/modules link names here.
+kbuild=$build/kernel-debug
+[ "$(uname -m)" != aarch64 ] || kbuild=$build/kernel-arm64
+printf '[llvm]\n\tkbuild-dir = %s\n' "$kbuild" > "$HOME/.perfconfig"
 for t in $4; do
 	echo "guest-tests: perf test $t ($(date +%T))"
 	(cd "$build/linux/tools/perf" && timeout -k 5 900 "$build/perf/perf" test -v "$t") \
