@@ -5,10 +5,11 @@
 # record's other ways of choosing what to record: --per-thread, -p,
 # inherited by the children of a command, --switch-output by size and by
 # signal, --overwrite dumped by a signal, a control command, perf daemon
-# and an event (one that -A samples too), a group of samplers; perf
-# inject --merge of the files of a session; and perf report's decoding
-# of such a recording.  pt.sh has the exactness of positions and decoding
-# for the plain case.  TAP.
+# and an event (one that -A samples too), a group of samplers, a normal
+# and an overwrite channel in one session; perf inject --merge of the
+# files of a session; and perf report's decoding of such a recording.
+# pt.sh has the exactness of positions and decoding for the plain case.
+# TAP.
 . "$(dirname "$0")/lib/guest.sh"
 lloops=1000000
 
@@ -394,6 +395,70 @@ group() {
 	[ "$insns" -gt 100000 ]
 }
 
+# Hybrid channels (seed 004): a session with the same sampler in a
+# normal channel and in an overwrite channel, each sample with -A's
+# trace.  perf stops reading (its workload SIGSTOPs it) until the loop
+# has run: the normal ring keeps the oldest samples and counts those it
+# drops (the kernel's lost count of the event: perf's LOST_SAMPLES, per
+# event in perf report --stats), which with the kept make the samples of
+# a recording that drops none; the overwrite ring keeps the newest, all
+# after the normal ring's, and drops the oldest uncounted, as overwrite
+# channels do; the trace lost between the samples is counted.  On one
+# CPU: each CPU's rings keep their own oldest and newest.
+hybrid_recorded() {	# KILL PAGES
+	rm -f "$tmp/h.done"
+	taskset -c 0 "$perf" record -q -o "$tmp/h$1.data" -m "$2" \
+		-Aintel_pt/mtc=0/ --aux-sample=4096 \
+		-e instructions/period=20000,no-overwrite/u \
+		-e instructions/period=20000,overwrite/u -- \
+		sh -c "kill $1 \$PPID; \"\$0\"; : > $tmp/h.done" "$tmp/long" &
+	rec=$!
+	await test -e "$tmp/h.done"
+	ok=$?
+	kill -CONT $rec
+	wait $rec && [ $ok = 0 ] &&
+	"$perf" report -i "$tmp/h$1.data" --stats > "$tmp/h$1.stats" &&
+	"$perf" script -i "$tmp/h$1.data" --itrace=e -F time,event \
+		> "$tmp/h$1.samples" 2> "$tmp/h$1.err"
+}
+
+hybrid() {
+	hybrid_recorded -0 1024 && hybrid_recorded -STOP 4 &&
+	grep -E "trace lost between them: [1-9]" "$tmp/h-STOP.err" &&
+	awk '
+		function channel(ev) {
+			if (ev ~ /,no-overwrite\//)
+				return "normal"
+			return ev ~ /,overwrite\// ? "overwrite" : "other"
+		}
+		FNR == 1 { run = FILENAME ~ /h-0\./ ? "0" : ""; ch = "other" }
+		/ stats:$/ { ch = channel($1) run }
+		$1 == "LOST_SAMPLES" { lost[ch] = $3 }
+		FILENAME ~ /samples$/ && $2 ~ /^instructions.period/ {
+			ch = channel($2) run; kept[ch]++
+			if (!(ch in first)) first[ch] = $1 + 0
+			last[ch] = $1 + 0
+		}
+		END {
+			n0 = kept["normal0"]
+			n = kept["normal"] + lost["normal"]
+			printf "none dropped: %d samples of each (%d, %d)\n",
+				n0, lost["normal0"], kept["overwrite0"]
+			printf "normal: %d kept, %d dropped, %d in all, from %f to %f\n",
+				kept["normal"], lost["normal"], n, first["normal"], last["normal"]
+			printf "overwrite: %d kept, %d counted dropped, from %f to %f\n",
+				kept["overwrite"], lost["overwrite"], first["overwrite"],
+				last["overwrite"]
+			tol = n0 / 50 + 2
+			exit !(n0 > 50 && !lost["normal0"] && kept["overwrite0"] == n0 &&
+			       lost["normal"] > 0 && n - n0 <= tol && n0 - n <= tol &&
+			       !lost["overwrite"] && kept["overwrite"] >= 2 &&
+			       kept["overwrite"] < n0 / 2 &&
+			       first["overwrite"] > last["normal"])
+		}' "$tmp/h-0.stats" "$tmp/h-0.samples" "$tmp/h-STOP.stats" \
+		"$tmp/h-STOP.samples"
+}
+
 # perf report with its default --itrace (instructions every 100 us,
 # power events...): the instructions it synthesizes, an event beside the
 # sampler's own (instructions:u), are all in the loop's code.
@@ -426,7 +491,7 @@ slow_fs() {
 	done
 }
 
-echo "1..14"
+echo "1..15"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
 	-o "$tmp/phases" "$here/phases.S" || exit 1
@@ -446,6 +511,7 @@ check "-Aintel_pt -a --overwrite under perf daemon: perf daemon signal and stop 
 check "-Aintel_pt --overwrite --switch-output-event: a system call dumps the newest samples, which decode on their own" switch_event
 check "-Aintel_pt --overwrite --switch-output-event=TP with TP -A sampled: the dump ends with the trigger's own trace" trigger_event
 check "-Aintel_pt -e '{cycles,instructions}:u': a group's samplers share the hidden event" group
+check "-Aintel_pt with a normal and an overwrite channel: the oldest kept and the drops counted, the newest kept" hybrid
 check "perf report of an -Aintel_pt recording: its default --itrace" report
 check "-Aintel_pt and intel_pt writing to 9p: perf record ends with its workload" slow_fs
 exit $failed
