@@ -7,11 +7,13 @@
 # signal, --overwrite dumped by a signal, a control command, perf daemon
 # and an event (one that -A samples too), a group of samplers, a normal
 # and an overwrite channel in one session; perf inject --merge of the
-# files of a session; and perf report's decoding of such a recording.
+# files of a session; the files of a session tracing everything, each
+# decoded alone; and perf report's decoding of such a recording.
 # pt.sh has the exactness of positions and decoding for the plain case.
 # TAP.
 . "$(dirname "$0")/lib/guest.sh"
 lloops=1000000
+sampled="-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000"
 
 # Whether the instruction addresses on stdin, one per line, are a piece
 # of the flow of loop.S (pt.sh's flow()), nothing left out or repeated:
@@ -147,7 +149,7 @@ dump_signal() {
 }
 
 # phases.S, 1M iterations, a wait on a pipe, 100,000 more, under perf
-# record -Aintel_pt --switch-output=signal with OPTIONs, into DIR:
+# record --switch-output=signal with OPTIONs ($sampled: -A), into DIR:
 # perf switches files, asked to by the command DUMP, while the program
 # waits, and after it has exited.
 # Nothing else is recorded after the first switch but the shell's wait
@@ -162,7 +164,6 @@ phases_recorded() {	# DIR DUMP OPTION...
 	exec 4<> "$dir/end"
 	taskset -c 0 "$perf" record -q -o "$dir/s.data" \
 		--switch-output=signal --no-switch-events "$@" \
-		-Aintel_pt/mtc=0/ --aux-sample=4096 -e instructions:u -c 20000 \
 		-- sh -c "$tmp/phases < $dir/go; read x < $dir/end" &
 	rec=$!
 	exec 3<> "$dir/go"
@@ -197,7 +198,7 @@ decodes_alone() {	# DIR N
 # file, which has no mmap of the program, and decodes only if perf
 # described the program there.
 switch_signal() {
-	phases_recorded "$tmp/sw" dump_signal -m 1024 --mmap-flush=64K &&
+	phases_recorded "$tmp/sw" dump_signal $sampled -m 1024 --mmap-flush=64K &&
 	[ "$(ls "$tmp"/sw/s.data.* | wc -l)" = 3 ] &&
 	decodes_alone "$tmp/sw" 1 && decodes_alone "$tmp/sw" 2 &&
 	decodes_alone "$tmp/sw" 3 && grep -q -x 401020 "$tmp/flow"
@@ -234,6 +235,26 @@ merge() {
 	[ "$c" -ge $sum ] && [ "$d" = 2 ]
 }
 
+# The same session tracing everything (-e intel_pt//u, no -A; with the
+# task's switches, by which the decoder knows the task): each file's
+# header indexes the AUXTRACE records of that file, through which perf
+# script reads the trace, so the second file, of the second phase,
+# decodes on its own to that loop, each of its 100,000 laps.  (Its index
+# had the first file's entries too, offsets into another file: "failed
+# to process type: 70", nothing decoded; patch 0106.)
+full_trace() {
+	phases_recorded "$tmp/ft" dump_signal --switch-events \
+		-e intel_pt/mtc=0/u &&
+	f=$(ls "$tmp"/ft/s.data.* | sed -n 2p) &&
+	"$perf" script -i "$f" --itrace=i0ns -F ip > "$tmp/ft/flow" \
+		2> "$tmp/ft/err" &&
+	! grep "failed to process" "$tmp/ft/err" &&
+	awk '$1 == "401005" { first++ } $1 == "401020" { second++ }
+	     END { printf "file 2: %d laps of the first loop, %d of the second\n",
+			  first, second
+		   exit first || second != 100000 }' "$tmp/ft/flow"
+}
+
 # --overwrite: the samples' ring (-m 16: 64 KiB, some 15 samples) is
 # read only at a switch, and keeps the newest samples: the first file
 # of DIR has the end of the first phase (of its 100 samples, not the
@@ -252,7 +273,7 @@ newest_dumped() {	# DIR
 }
 
 overwrite() {
-	phases_recorded "$tmp/ow" dump_signal --overwrite -m 16 &&
+	phases_recorded "$tmp/ow" dump_signal $sampled --overwrite -m 16 &&
 	newest_dumped "$tmp/ow"
 }
 
@@ -270,7 +291,7 @@ dump_control() {
 control() {
 	mkfifo "$tmp/ctl" "$tmp/ack" && exec 5<> "$tmp/ctl" 6<> "$tmp/ack" ||
 		return 1
-	phases_recorded "$tmp/co" dump_control --overwrite -m 16 \
+	phases_recorded "$tmp/co" dump_control $sampled --overwrite -m 16 \
 		--control=fifo:"$tmp/ctl","$tmp/ack" &&
 	newest_dumped "$tmp/co"
 	ok=$?
@@ -491,7 +512,7 @@ slow_fs() {
 	done
 }
 
-echo "1..15"
+echo "1..16"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
 	-o "$tmp/phases" "$here/phases.S" || exit 1
@@ -505,6 +526,7 @@ check "-Aintel_pt of a command's children: a stream each, each decoded against i
 check "-Aintel_pt --switch-output: the files' samples make up the stream, the first file decodes" switch_output
 check "-Aintel_pt --switch-output=signal: each file decodes on its own, also one with the trace of a task that had exited" switch_signal
 check "perf inject --merge of those files: their decode, each program's record once" merge
+check "-e intel_pt//u --switch-output=signal: a file of the trace after the first decodes on its own" full_trace
 check "-Aintel_pt --overwrite: each dump has the newest samples, and decodes on its own" overwrite
 check "-Aintel_pt --overwrite --control=fifo: the command 'snapshot' dumps as SIGUSR2 does, acked once written" control
 check "-Aintel_pt -a --overwrite under perf daemon: perf daemon signal and stop dump as SIGUSR2 does" daemon
