@@ -235,6 +235,13 @@ merge() {
 	[ "$c" -ge $sum ] && [ "$d" = 2 ]
 }
 
+# The laps of phases.S's two loops in the trace of DATA.
+laps() {	# DATA
+	"$perf" script -i "$1" --itrace=i0ns -F ip |
+	awk '$1 == "401005" { first++ } $1 == "401020" { second++ }
+	     END { print first + 0, second + 0 }'
+}
+
 # The same session tracing everything (-e intel_pt//u, no -A; with the
 # task's switches, by which the decoder knows the task): each file's
 # header indexes the AUXTRACE records of that file, through which perf
@@ -245,14 +252,26 @@ merge() {
 full_trace() {
 	phases_recorded "$tmp/ft" dump_signal --switch-events \
 		-e intel_pt/mtc=0/u &&
-	f=$(ls "$tmp"/ft/s.data.* | sed -n 2p) &&
-	"$perf" script -i "$f" --itrace=i0ns -F ip > "$tmp/ft/flow" \
-		2> "$tmp/ft/err" &&
-	! grep "failed to process" "$tmp/ft/err" &&
-	awk '$1 == "401005" { first++ } $1 == "401020" { second++ }
-	     END { printf "file 2: %d laps of the first loop, %d of the second\n",
-			  first, second
-		   exit first || second != 100000 }' "$tmp/ft/flow"
+	set -- $(laps "$(ls "$tmp"/ft/s.data.* | sed -n 2p)") &&
+	echo "file 2: $1 laps of the first loop, $2 of the second" &&
+	[ "$1" = 0 ] && [ "$2" = 100000 ]
+}
+
+# perf inject --merge of full_trace()'s files: the AUXTRACE records of
+# every file go into the merged file's index, so it decodes to the laps
+# the files decode to one by one, of both loops.  (Before, those of the
+# files after the first went into their own sessions' indexes, which
+# are freed: the merged file indexed the first file's only, and decoded
+# to none of the second loop.)
+full_merge() {
+	"$perf" inject --merge -o "$tmp/ft/merged.data" "$tmp"/ft/s.data.* &&
+	for f in "$tmp"/ft/s.data.*; do laps "$f"; done > "$tmp/ft/laps" &&
+	laps "$tmp/ft/merged.data" >> "$tmp/ft/laps" &&
+	awk 'NR > 1 { first += f; second += s }
+	     { f = $1; s = $2 }
+	     END { printf "the files: %d and %d laps, merged: %d and %d\n",
+			  first, second, f, s
+		   exit f != first || s != second || s != 100000 }' "$tmp/ft/laps"
 }
 
 # --overwrite: the samples' ring (-m 16: 64 KiB, some 15 samples) is
@@ -512,7 +531,7 @@ slow_fs() {
 	done
 }
 
-echo "1..16"
+echo "1..17"
 build_loop $lloops && mv "$tmp/loop" "$tmp/long" || exit 1
 gcc -nostdlib -static -DLOOPS1=1000000 -DLOOPS2=100000 \
 	-o "$tmp/phases" "$here/phases.S" || exit 1
@@ -527,6 +546,7 @@ check "-Aintel_pt --switch-output: the files' samples make up the stream, the fi
 check "-Aintel_pt --switch-output=signal: each file decodes on its own, also one with the trace of a task that had exited" switch_signal
 check "perf inject --merge of those files: their decode, each program's record once" merge
 check "-e intel_pt//u --switch-output=signal: a file of the trace after the first decodes on its own" full_trace
+check "perf inject --merge of those files: the laps they decode to, of both loops" full_merge
 check "-Aintel_pt --overwrite: each dump has the newest samples, and decodes on its own" overwrite
 check "-Aintel_pt --overwrite --control=fifo: the command 'snapshot' dumps as SIGUSR2 does, acked once written" control
 check "-Aintel_pt -a --overwrite under perf daemon: perf daemon signal and stop dump as SIGUSR2 does" daemon
