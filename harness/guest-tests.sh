@@ -48,11 +48,12 @@ done
 export PERF_TEST_WAIT_SCALE=10
 
 # The emulator's own tests (qemu/tests): TAP, like the kselftests.  pt.sh
-# takes some 10 minutes beside the perf tests' guest.
+# takes some 10 minutes beside the perf tests' guest, aux_record.sh 15 on
+# a loaded machine (its 17 checks).
 for t in $3; do
 	name=qemu.$t
 	echo "guest-tests: $name ($(date +%T))"
-	timeout -k 5 1200 "$(dirname "$0")/../qemu/tests/$t.sh" "$build" > $out/$name.log 2>&1
+	timeout -k 5 1800 "$(dirname "$0")/../qemu/tests/$t.sh" "$build" > $out/$name.log 2>&1
 	echo $? > $out/$name.rc
 done
 
