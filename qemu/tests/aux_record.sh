@@ -437,23 +437,26 @@ group() {
 
 # Hybrid channels (seed 004): a session with the same sampler in a
 # normal channel and in an overwrite channel, each sample with -A's
-# trace.  perf stops reading (its workload SIGSTOPs it) until the loop
-# has run: the normal ring keeps the oldest samples and counts those it
-# drops (the kernel's lost count of the event: perf's LOST_SAMPLES, per
-# event in perf report --stats), which with the kept make the samples of
-# a recording that drops none; the overwrite ring keeps the newest, all
-# after the normal ring's, and drops the oldest uncounted, as overwrite
-# channels do; the trace lost between the samples is counted.  On one
-# CPU: each CPU's rings keep their own oldest and newest.
+# trace.  perf stops reading (its workload SIGSTOPs it) until the
+# workload has exited: the normal ring keeps the oldest samples and
+# counts those it drops (the kernel's lost count of the event: perf's
+# LOST_SAMPLES, per event in perf report --stats), which with the kept
+# make the samples of a recording that drops none; the overwrite ring
+# keeps the newest, all after the normal ring's, and drops the oldest
+# uncounted, as overwrite channels do; the trace lost between the
+# samples is counted.  On one CPU: each CPU's rings keep their own
+# oldest and newest.
 hybrid_recorded() {	# KILL PAGES
-	rm -f "$tmp/h.done"
 	taskset -c 0 "$perf" record -q -o "$tmp/h$1.data" -m "$2" \
 		-Aintel_pt/mtc=0/ --aux-sample=4096 \
 		-e instructions/period=20000,no-overwrite/u \
 		-e instructions/period=20000,overwrite/u -- \
-		sh -c "kill $1 \$PPID; \"\$0\"; : > $tmp/h.done" "$tmp/long" &
+		sh -c "kill $1 \$PPID; \"\$0\"" "$tmp/long" &
 	rec=$!
-	await test -e "$tmp/h.done"
+	# Stopped, perf reaps nothing: its workload, once it has exited
+	# (and taken its last samples), stays a zombie.
+	[ "$1" = -0 ] || await eval 'w=$(pgrep -P $rec) &&
+		grep -q "^State:.Z" /proc/$w/status'
 	ok=$?
 	kill -CONT $rec
 	wait $rec && [ $ok = 0 ] &&
