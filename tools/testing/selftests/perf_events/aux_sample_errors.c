@@ -375,14 +375,31 @@ TEST_F(aux_sample_errors, caps_in_sysfs)
 			 F_OK), 0);
 }
 
-/* Sample for @ms into a fresh ring buffer of @fd, which is enabled. */
-static int sample_for(int fd, struct ptsim_map *data, unsigned int ms)
+/*
+ * Spin until the ring buffer holds @nr samples of SAMPLE_SIZE bytes of
+ * trace, for 3 s at most: on a loaded machine the task may run for far
+ * less than the time it spins, and a kernel that finds its samples slow
+ * to take lowers perf_event_max_sample_rate, down to one sample a tick
+ * (HZ), throttling a sampler of PERIOD_NS.
+ */
+static void spin_for_samples(const struct ptsim_map *m, unsigned int nr)
+{
+	for (int i = 0; i < 100; i++) {
+		ptsim_spin(30);
+		if (__atomic_load_n(&m->pg->data_head, __ATOMIC_ACQUIRE) >=
+		    nr * SAMPLE_SIZE)
+			return;
+	}
+}
+
+/* Take @nr samples into a fresh ring buffer of @fd, which is enabled. */
+static int sample_for(int fd, struct ptsim_map *data, unsigned int nr)
 {
 	if (ptsim_map(fd, data, 256, 0, false))
 		return -1;
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
 		return -1;
-	ptsim_spin(ms);
+	spin_for_samples(data, nr);
 	return ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
@@ -403,7 +420,7 @@ TEST_F(aux_sample_errors, no_trace_is_a_miss)
 	fd = ptsim_open(&self->attr, 0, -1, -1);
 	ASSERT_GE(fd, 0) TH_LOG("sampler: %s", strerror(errno));
 	ASSERT_EQ(ptsim_knob_set("snapshot_no_trace", true), 0);
-	EXPECT_EQ(sample_for(fd, &data, 20), 0);
+	EXPECT_EQ(sample_for(fd, &data, 1), 0);
 	ASSERT_EQ(ptsim_knob_set("snapshot_no_trace", false), 0);
 	ASSERT_GT(ptsim_read_samples(&data, PERF_SAMPLE_IP | PERF_SAMPLE_AUX,
 				     &ss, NULL), 0);
@@ -448,7 +465,7 @@ TEST_F(aux_sample_errors, no_position_is_a_miss)
 		fd = ptsim_open(&self->attr, 0, -1, -1);
 		ASSERT_GE(fd, 0) TH_LOG("sampler: %s", strerror(errno));
 		ASSERT_EQ(ptsim_knob_set("no_positions", true), 0);
-		EXPECT_EQ(sample_for(fd, &data, 20), 0);
+		EXPECT_EQ(sample_for(fd, &data, 1), 0);
 		ASSERT_EQ(ptsim_knob_set("no_positions", false), 0);
 		memset(&ss, 0, sizeof(ss));
 		ASSERT_GT(ptsim_read_samples(&data,
@@ -718,20 +735,6 @@ static int check_samples(struct ptsim_map *m, uint64_t sample_type,
 	decoder_fini(&d);
 	ptsim_samples_free(&ss);
 	return ret;
-}
-
-/*
- * Spin until the ring buffer holds @nr samples, for 3 s at most: on a
- * loaded machine the task may run for far less than the time it spins.
- */
-static void spin_for_samples(const struct ptsim_map *m, unsigned int nr)
-{
-	for (int i = 0; i < 100; i++) {
-		ptsim_spin(30);
-		if (__atomic_load_n(&m->pg->data_head, __ATOMIC_ACQUIRE) >=
-		    nr * SAMPLE_SIZE)
-			return;
-	}
 }
 
 /*
