@@ -33,11 +33,22 @@ exact_counts() {
 	[ "$misses" = 1 ]
 }
 
-# Every retired instruction is a cycle in the model: both counted, system-wide.
+# The cycle events and instructions all count, system-wide.
 stat_cycles() {
 	"$perf" stat -a -e cycles,instructions,ref-cycles -- sleep 1 2>&1 | tee "$tmp/stat"
 	! grep -E 'not supported|not counted' "$tmp/stat" &&
 	grep -E '^ +[0-9,]+ +cycles' "$tmp/stat"
+}
+
+# Cycles of the model: two an instruction, but 140 a PAUSE (qemu/0013),
+# in user mode; the loop with a PAUSE in each iteration.
+pause_cycles() {
+	gcc -nostdlib -static -DLOOPS=$loops -DPAUSE -o "$tmp/pause" "$here/loop.S" &&
+	insns=$(count instructions:u "$tmp/pause") &&
+	cycles=$(count cycles:u "$tmp/pause") &&
+	want=$((2 * (3 * loops + 4) + (140 - 2) * loops)) &&
+	echo "instructions:u $insns (want $((3 * loops + 4))), cycles:u $cycles (want $want)" &&
+	[ "$insns" = $((3 * loops + 4)) ] && [ "$cycles" = "$want" ]
 }
 
 # One sample per 10000 instructions of a task, unpinned, also of one that
@@ -77,12 +88,13 @@ sample_cycles() {
 	[ "$(grep -c _start "$tmp/cyc.txt")" -gt 10 ]
 }
 
-echo "1..5"
+echo "1..6"
 build_loop $loops || exit 1
 gcc -nostdlib -static -DMIGRATE -o "$tmp/lfsr" "$here/lfsr.S" || exit 1
 check "Intel PMU driver probed on CPUID 0xA v2: 4+3 counters, 48 bits" probed
 check "perf stat instructions:u, branches:u, branch-misses:u of a known loop are exact" exact_counts
 check "perf stat -a cycles,instructions,ref-cycles all count" stat_cycles
+check "perf stat cycles:u of a PAUSE loop: 140 cycles a PAUSE, 2 an instruction" pause_cycles
 check "perf record -e instructions:u -c 10000, unpinned, a task moving between CPUs: one sample per period" sample_period
 check "perf record -e cycles samples the loop" sample_cycles
 exit $failed
