@@ -7,12 +7,13 @@
 # kselftest suites $SUITES with the emulator's tests $QEMU_TESTS
 # (qemu/tests), the emulator's flow test, a check that the harness itself
 # reports a guest WARNING as a failure and the hardware trace recorder's
-# kselftest in a guest booted with hwtrace=; and the perf tests
-# $PERF_TESTS with the emulator's tests $QEMU_PERF_TESTS, the recorder's
-# kdump test through an oops and a panic, then the arm64 debug kernel's
-# guest with the kselftest suites $ARM64_SUITES (make selftests-arm64) and
-# the emulator's tests $ARM64_QEMU_TESTS, whose -Acs_etm recordings the
-# host decodes for their parity check.
+# kselftest in a guest booted with hwtrace=, and its kdump test through a
+# hard lockup; and the perf tests $PERF_TESTS with the emulator's tests
+# $QEMU_PERF_TESTS, the recorder's kdump test through an oops and a panic,
+# then the arm64 debug kernel's guest with the kselftest suites
+# $ARM64_SUITES (make selftests-arm64) and the emulator's tests
+# $ARM64_QEMU_TESTS, whose -Acs_etm recordings the host decodes for their
+# parity check.
 # Ends with "N passed, N failed, N skipped" (each skip is listed with its
 # reason).
 set -uo pipefail
@@ -137,12 +138,13 @@ start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS [ARCH]]
 
 # The hardware trace recorder through a crash: a guest that records every
 # CPU's kernel-mode Intel PT from boot crashes (HOW: an oops with
-# oops=panic, or a panic) by running CRASH; its capture kernel decodes
-# the trace from /proc/vmcore with libipt (hwtrace_kdump), then with perf
-# (perf test vmcore); the status is hwtrace_kdump's.
-hwtrace_kdump() {	# HOW CRASH
+# oops=panic, a panic, or a hard lockup with hardlockup_panic) by running
+# CRASH, its kernel booted with KERNEL_ARGS too; its capture kernel
+# decodes the trace from /proc/vmcore with libipt (hwtrace_kdump), then
+# with perf (perf test vmcore); the status is hwtrace_kdump's.
+hwtrace_kdump() {	# HOW CRASH [KERNEL_ARGS]
 	"$repo/harness/run-guest.sh" -K -t 1200 -o "$results/hwtrace-kdump-$1" \
-		-c "hwtrace=intel_pt,config=0x2001,size=1020,kernel crashkernel=384M oops=panic" \
+		-c "hwtrace=intel_pt,config=0x2001,size=1020,kernel crashkernel=384M oops=panic${3:+ $3}" \
 		"HWTRACE_KDUMP_CRASH=$1 PERF_TEST_VMLINUX=$build/kernel-debug/vmlinux sh $repo/harness/kdump.sh $build/kernel-debug/arch/x86/boot/bzImage '$2' sh -c 'cd $build/selftests/perf_events && ./hwtrace_kdump; rc=\$?; cd $build/linux/tools/perf && $build/perf/perf test -v vmcore; exit \$rc'" \
 		> "$results/hwtrace-kdump-$1.log" 2>&1
 	echo $? > "$results/hwtrace-kdump-$1.rc"
@@ -201,9 +203,9 @@ done < "$results/checkpatch.log"
 # Each guest is one TCG thread: two at a time use both cores, in two
 # lanes of about the same length (some 33 minutes): the kselftests'
 # guest, flow.sh's (one vCPU, QEMU logging the blocks it runs), the
-# harness's own check and the recorder's boot-time and reboot guests;
-# beside them the perf tests' guest, the recorder's kdump guests and the
-# arm64 guest.
+# harness's own check, the recorder's boot-time and reboot guests and its
+# hard lockup's kdump guest; beside them the perf tests' guest, the
+# recorder's other kdump guests and the arm64 guest.
 {
 	start_guest kselftests "$SUITES" "$QEMU_TESTS" ""
 	start_guest flow "" flow "" \
@@ -220,6 +222,11 @@ done < "$results/checkpatch.log"
 		> "$results/hwtrace-boot.log" 2>&1
 	echo $? > "$results/hwtrace-boot.rc"
 	hwtrace_reboot
+	# The NMI watchdog finds a CPU stuck with interrupts off within a
+	# second or two: watchdog_thresh=1.
+	hwtrace_kdump lockup \
+		'echo 1 > /proc/sys/kernel/hardlockup_panic; echo HARDLOCKUP > /sys/kernel/debug/provoke-crash/DIRECT' \
+		'nmi_watchdog=1 watchdog_thresh=1'
 } &
 kselftests_lane=$!
 {
@@ -238,7 +245,7 @@ perf_test_results "hwtrace-reboot: perf-test.vmcore" \
 	"$results/hwtrace-reboot.log" "$(cat "$results/hwtrace-reboot.rc")"
 wait $perf_tests_lane
 guest_results perf-tests
-for how in oops panic; do
+for how in oops panic lockup; do
 	tap_results hwtrace-kdump-$how "$results/hwtrace-kdump-$how.log" \
 		"$(cat "$results/hwtrace-kdump-$how.rc")"
 	perf_test_results "hwtrace-kdump-$how: perf-test.vmcore" \

@@ -62,7 +62,9 @@ x86)
 	# kernel or perf quirk list names.
 	machine=(-L /usr/share/qemu -L /usr/share/seabios
 		 -cpu max,vendor=GenuineIntel,family=6,model=127,stepping=0,la57=off)
-	append="console=ttyS0 root=hostroot rootfstype=9p rootflags=$ninep ro init=$repo/harness/guest-init.sh acpi=noirq tsc=reliable $debug"
+	# The NMI watchdog (it takes a PMU counter) and the soft lockup
+	# detector are off; a run turns the first on with nmi_watchdog=1.
+	append="console=ttyS0 root=hostroot rootfstype=9p rootflags=$ninep ro init=$repo/harness/guest-init.sh acpi=noirq tsc=reliable nmi_watchdog=0 nosoftlockup $debug"
 	roots=(-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap)
 	;;
 arm64)

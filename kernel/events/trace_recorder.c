@@ -28,8 +28,9 @@
  *		opened while the CPU traces, its frozen copy once it stopped
  *
  * A panic freezes the copy of the CPU that panics; the architecture's
- * crash paths freeze the others' (perf_hwtrace_crash_cpu()), and a reboot
- * freezes them all.  A CPU that froze already keeps what it has: each copy
+ * crash paths freeze the others' (perf_hwtrace_crash_cpu()), the hard
+ * lockup detector that of the CPU it finds stuck (perf_hwtrace_lockup_cpu()),
+ * and a reboot freezes them all.  A CPU that froze already keeps what it has: each copy
  * is made once a run.  With a store (hwtrace_store=), the copies live in
  * it and the next boot reads them (trace_recorder_store.c).
  *
@@ -285,6 +286,20 @@ static void hwtrace_freeze_this_cpu(u64 flags)
 void perf_hwtrace_crash_cpu(void)
 {
 	hwtrace_freeze_this_cpu(PERF_HWTRACE_CRASH);
+}
+
+/**
+ * perf_hwtrace_lockup_cpu - freeze this CPU's hardware trace at a hard lockup
+ *
+ * For the hard lockup detector, on the CPU it finds stuck, before it
+ * reports: the copy ends with the code that held the CPU with interrupts
+ * off, and the NMI that found it.  The CPU may recover; its copy stays.
+ *
+ * Context: NMI.
+ */
+void perf_hwtrace_lockup_cpu(void)
+{
+	hwtrace_freeze_this_cpu(PERF_HWTRACE_LOCKUP);
 }
 
 static void hwtrace_freeze_ipi(void *unused)

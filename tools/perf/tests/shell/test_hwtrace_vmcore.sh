@@ -20,7 +20,11 @@
 #     sysrq_handle_crash(), panic() and native_machine_crash_shutdown(),
 #     in that order, and never machine_kexec(), which comes after the
 #     freeze; after a reboot, sysrq_handle_crash(), panic() and the
-#     recorder's panic notifier, and never emergency_restart().
+#     recorder's panic notifier, and never emergency_restart();
+#   - after a hard lockup that panicked (the log has "Watchdog detected
+#     hard LOCKUP" and the RIP where the watchdog's NMI found the CPU):
+#     one CPU's flow takes an interrupt at that very instruction, then
+#     enters perf_hwtrace_lockup_cpu(), and never nmi_panic().
 #
 # Elsewhere (no /proc/vmcore, no hwtrace/previous/) it skips:
 # harness/check.sh runs it in the capture kernels of its kdump guests and
@@ -55,6 +59,10 @@ if [ ! -r ${vmcore} ] ; then
 	echo "After a reboot: $(ls ${previous} | wc -w) CPUs' trace in ${previous}"
 	path="sysrq_handle_crash panic hwtrace_panic"
 	never="emergency_restart"
+elif grep -q 'Watchdog detected hard LOCKUP' "${temp_dir}/dmesg" ; then
+	echo "The lockup: $(grep -m1 'RIP: 0010:' "${temp_dir}/dmesg")"
+	path="perf_hwtrace_lockup_cpu"
+	never="nmi_panic"
 elif [ -n "${rip}" ] ; then
 	echo "The oops: $(grep -m1 'RIP: 0010:' "${temp_dir}/dmesg")"
 	path="oops_begin"

@@ -352,7 +352,8 @@ static int vmcore_rips(const struct vmcore *vc, uint64_t *rip, int max)
 /*
  * Every CPU the crashed kernel stopped (each saved its registers: one
  * NT_PRSTATUS each; after a reboot, as many as this kernel has, booted
- * the same) froze its copy in the crash paths.
+ * the same) froze its copy in the crash paths, but a CPU that the hard
+ * lockup detector froze before (the panic then kept its copy).
  */
 TEST_F(kdump, every_cpu_frozen)
 {
@@ -367,8 +368,12 @@ TEST_F(kdump, every_cpu_frozen)
 		trace = read_copy(_metadata, &self->c, cpu, &hdr);
 		if (!trace)
 			continue;
-		EXPECT_EQ(PERF_HWTRACE_FROZEN | PERF_HWTRACE_CRASH,
-			  hdr.flags & (PERF_HWTRACE_FROZEN | PERF_HWTRACE_CRASH))
+		EXPECT_TRUE(hdr.flags & PERF_HWTRACE_FROZEN)
+			TH_LOG("cpu %u: flags %#llx", cpu,
+			       (unsigned long long)hdr.flags);
+		/* Frozen once: at the crash, or at the lockup before it. */
+		EXPECT_EQ(1, !!(hdr.flags & PERF_HWTRACE_CRASH) +
+			     !!(hdr.flags & PERF_HWTRACE_LOCKUP))
 			TH_LOG("cpu %u: flags %#llx", cpu,
 			       (unsigned long long)hdr.flags);
 		EXPECT_LT(0, hdr.size) TH_LOG("cpu %u: no trace", cpu);
@@ -474,12 +479,18 @@ static int crashed_kaslr(struct __test_metadata *_metadata,
  * whose die notifier froze it, before oops_end() went on to kdump;
  * "reboot", sysrq's c with no kdump kernel: through the function that
  * panicked, panic() and the recorder's panic notifier, which froze it,
- * before panic() reset the machine.  The first three functions in order;
- * the flow must not reach the fourth.
+ * before panic() reset the machine; "lockup", lkdtm's HARDLOCKUP with the
+ * NMI watchdog and hardlockup_panic: through the function that spun with
+ * interrupts off, and from the watchdog's NMI on that CPU into the
+ * recorder, which froze it (flagged PERF_HWTRACE_LOCKUP), before
+ * nmi_panic().  The first three functions in order; the flow must not
+ * reach the fourth.
  */
-enum crash_how { CRASH_PANIC, CRASH_OOPS, CRASH_REBOOT };
+enum crash_how { CRASH_PANIC, CRASH_OOPS, CRASH_REBOOT, CRASH_LOCKUP };
 
-static const char * const crash_names[] = { "panic", "oops", "reboot" };
+static const char * const crash_names[] = {
+	"panic", "oops", "reboot", "lockup"
+};
 
 static const char * const crash_fns[][NR_FN] = {
 	[CRASH_PANIC] = { "sysrq_handle_crash", "panic",
@@ -488,6 +499,8 @@ static const char * const crash_fns[][NR_FN] = {
 			 "oops_end" },
 	[CRASH_REBOOT] = { "sysrq_handle_crash", "panic", "hwtrace_panic",
 			   "emergency_restart" },
+	[CRASH_LOCKUP] = { "lkdtm_HARDLOCKUP", "perf_hwtrace_lockup_cpu",
+			   "hwtrace_take", "nmi_panic" },
 };
 
 /* The kernel's text as the crashed kernel ran it, into @kt. */
@@ -526,6 +539,7 @@ TEST_F_TIMEOUT(kdump, crash_flow, 900)
 	unsigned int cpu, found = 0;
 	struct ptsim_range fn[NR_FN];
 	uint64_t rip[64], fault_ip = 0, kaslr;
+	enum crash_how crash;
 	struct crash_flow cf;
 	struct kernel_text kt;
 	struct pt_image *image;
@@ -539,12 +553,13 @@ TEST_F_TIMEOUT(kdump, crash_flow, 900)
 		if (!strcmp(how, crash_names[i]))
 			break;
 	ASSERT_TRUE(how && i < ARRAY_SIZE(crash_names))
-		TH_LOG("HWTRACE_KDUMP_CRASH must say panic, oops or reboot");
-	ASSERT_EQ(self->c.store, i == CRASH_REBOOT)
+		TH_LOG("HWTRACE_KDUMP_CRASH must say panic, oops, reboot or lockup");
+	crash = i;
+	ASSERT_EQ(self->c.store, crash == CRASH_REBOOT)
 		TH_LOG("the trace of a crash with kdump is in " VMCORE
 		       ", after a reboot in " PREVIOUS);
-	oops = i == CRASH_OOPS;
-	names = crash_fns[i];
+	oops = crash == CRASH_OOPS;
+	names = crash_fns[crash];
 	ASSERT_EQ(0, crashed_kaslr(_metadata, &self->c, &kaslr));
 	for (i = 0; i < NR_FN; i++)
 		ASSERT_EQ(0, kernel_func(names[i], kaslr, &fn[i]))
@@ -587,6 +602,8 @@ TEST_F_TIMEOUT(kdump, crash_flow, 900)
 		EXPECT_LT(cf.first[0], cf.first[1]);
 		EXPECT_LT(cf.first[1], cf.first[2]);
 		EXPECT_EQ(0, cf.first[3]);
+		EXPECT_EQ(crash == CRASH_LOCKUP ? PERF_HWTRACE_LOCKUP : 0,
+			  hdr.flags & PERF_HWTRACE_LOCKUP);
 		if (oops) {
 			EXPECT_LT(cf.first[0], cf.fault);
 			EXPECT_GT(cf.first[1], cf.fault);
