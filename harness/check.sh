@@ -140,8 +140,9 @@ start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS [ARCH]]
 # CPU's kernel-mode Intel PT from boot crashes (HOW: an oops with
 # oops=panic, a panic, or a hard lockup with hardlockup_panic) by running
 # CRASH, its kernel booted with KERNEL_ARGS too; its capture kernel
-# decodes the trace from /proc/vmcore with libipt (hwtrace_kdump), then
-# with perf (perf test vmcore); the status is hwtrace_kdump's.
+# decodes the trace from /proc/vmcore, or from the store if KERNEL_ARGS
+# give one, with libipt (hwtrace_kdump), then with perf (perf test
+# vmcore); the status is hwtrace_kdump's.
 hwtrace_kdump() {	# HOW CRASH [KERNEL_ARGS]
 	"$repo/harness/run-guest.sh" -K -t 1200 -o "$results/hwtrace-kdump-$1" \
 		-c "hwtrace=intel_pt,config=0x2001,size=1020,kernel crashkernel=384M oops=panic${3:+ $3}" \
@@ -232,7 +233,10 @@ kselftests_lane=$!
 {
 	start_guest perf-tests "" "$QEMU_PERF_TESTS" "$PERF_TESTS"
 	hwtrace_kdump oops 'echo ACCESS_NULL > /sys/kernel/debug/provoke-crash/DIRECT'
-	hwtrace_kdump panic 'echo c > /proc/sysrq-trigger'
+	# The panic's guest keeps its copies in a store too: its capture
+	# kernel, booted with the same store, reads them there.
+	hwtrace_kdump panic 'echo c > /proc/sysrq-trigger' \
+		'memmap=4M$0x70000000 hwtrace_store=4M@0x70000000'
 	start_guest arm64 "$ARM64_SUITES" "$ARM64_QEMU_TESTS" "" "" arm64
 } &
 perf_tests_lane=$!

@@ -6,9 +6,10 @@
 # recorder ran Intel PT in kernel mode, perf script reads every CPU's
 # frozen copy from /proc/vmcore, with the crashed kernel's text as it ran
 # from the dump and its symbols from its vmlinux (PERF_TEST_VMLINUX, or
-# where perf looks for one by its build ID); in the boot after a panic
-# that reset the machine, from the recorder's store, hwtrace/previous/,
-# with the text where this boot of the same kernel has it; and
+# where perf looks for one by its build ID); from the recorder's store,
+# hwtrace/previous/, where it has one (the vmcore lacks the store): in the
+# boot after a panic that reset the machine, with the text where this
+# boot of the same kernel has it, or in the kdump kernel; and
 #
 #   - each CPU's trace decodes with no error but the trace lost ahead of
 #     it, at most one branch in a hundred from unknown code;
@@ -45,18 +46,20 @@ fi
 temp_dir=$(mktemp -d /tmp/__perf_test_hwtrace_vmcore.XXXXXXXXXX)
 trap 'rm -rf "${temp_dir}"; exit 1' EXIT TERM INT
 
-# The oops' RIP, as the crashed kernel's log has it: FUNCTION+OFFSET
-if [ -r ${vmcore} ] ; then
-	input=${vmcore}
-	vmcore-dmesg ${vmcore} > "${temp_dir}/dmesg" 2>&1
-	rip=$(sed -n 's/.*RIP: 0010:\([^/ ]*\)\/.*/\1/p' "${temp_dir}/dmesg" | head -1)
-else
+if [ -d ${previous} ] ; then
 	input=${temp_dir}/previous
 	cat ${previous}/cpu*/trace > "${input}"
-	rip=
+	echo "From the store: $(ls ${previous} | wc -w) CPUs' trace in ${previous}"
+else
+	input=${vmcore}
+fi
+# The oops' RIP, as the crashed kernel's log has it: FUNCTION+OFFSET
+rip=
+if [ -r ${vmcore} ] ; then
+	vmcore-dmesg ${vmcore} > "${temp_dir}/dmesg" 2>&1
+	rip=$(sed -n 's/.*RIP: 0010:\([^/ ]*\)\/.*/\1/p' "${temp_dir}/dmesg" | head -1)
 fi
 if [ ! -r ${vmcore} ] ; then
-	echo "After a reboot: $(ls ${previous} | wc -w) CPUs' trace in ${previous}"
 	path="sysrq_handle_crash panic hwtrace_panic"
 	never="emergency_restart"
 elif grep -q 'Watchdog detected hard LOCKUP' "${temp_dir}/dmesg" ; then
