@@ -202,7 +202,7 @@ while read -r verdict name; do
 done < "$results/checkpatch.log"
 
 # Each guest is one TCG thread: two at a time use both cores, in two
-# lanes of about the same length (some 33 minutes): the kselftests'
+# lanes of about the same length (some 50 minutes): the kselftests'
 # guest, flow.sh's (one vCPU, QEMU logging the blocks it runs), the
 # harness's own check, the recorder's boot-time and reboot guests and its
 # hard lockup's kdump guest; beside them the perf tests' guest, the

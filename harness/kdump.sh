@@ -5,8 +5,8 @@
 # -K, its kernel booted with crashkernel=).  In the first kernel: load
 # KERNEL as the capture kernel, with this kernel's command line less
 # crashkernel=, hwtrace= and the NMI watchdog, on one CPU, and crash by
-# running the shell command CRASH.  In the capture kernel (it has /proc/vmcore), which runs
-# this again: COMMAND.
+# running the shell command CRASH.  In the capture kernel (it has
+# /proc/vmcore), which runs this again: COMMAND.
 if [ -e /proc/vmcore ]; then
 	shift 2
 	exec "$@"
