@@ -29,10 +29,11 @@
  *
  * A panic freezes the copy of the CPU that panics; the architecture's
  * crash paths freeze the others' (perf_hwtrace_crash_cpu()), the hard
- * lockup detector that of the CPU it finds stuck (perf_hwtrace_lockup_cpu()),
- * and a reboot freezes them all.  A CPU that froze already keeps what it has: each copy
- * is made once a run.  With a store (hwtrace_store=), the copies live in
- * it and the next boot reads them (trace_recorder_store.c).
+ * lockup detector that of the CPU it finds stuck
+ * (perf_hwtrace_lockup_cpu()), and a reboot freezes them all.  A CPU that
+ * froze already keeps what it has: each copy is made once a run.  With a
+ * store (hwtrace_store=), the copies live in it and the next boot reads
+ * them (trace_recorder_store.c).
  *
  * Locking: hwtrace_mutex serializes the settings, the state and the CPUs'
  * events and copies.  It nests inside the CPU hotplug lock (the hotplug

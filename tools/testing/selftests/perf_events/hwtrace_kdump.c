@@ -35,6 +35,7 @@
 #define VMCORE		"/proc/vmcore"
 #define KCORE		"/proc/kcore"
 #define PREVIOUS	"/sys/kernel/tracing/hwtrace/previous"
+#define MAX_CPUS	64	/* the most CPUs this test reads copies of */
 /* x86-64's kernel text mapping: __START_KERNEL_map */
 #define KERNEL_MAP	0xffffffff80000000ULL
 
@@ -250,7 +251,7 @@ FIXTURE_SETUP(kdump)
 	ASSERT_EQ(0, vmcore_open(&c->vc, c->kdump ? VMCORE : KCORE));
 	if (c->store) {
 		/* A capture kernel may have fewer CPUs than the store. */
-		c->nr_cpus = 64;
+		c->nr_cpus = MAX_CPUS;
 		return;
 	}
 	p = strstr(c->vc.info, "HWTRACE=");
@@ -258,7 +259,7 @@ FIXTURE_SETUP(kdump)
 	n = sscanf(p, "HWTRACE=%llx,%u", &table, &c->nr_cpus);
 	ASSERT_EQ(2, n);
 	ASSERT_LT(0, c->nr_cpus);
-	ASSERT_GE(64, c->nr_cpus);
+	ASSERT_GE(MAX_CPUS, c->nr_cpus);
 	c->phys = calloc(c->nr_cpus, sizeof(*c->phys));
 	ASSERT_EQ(0, vmcore_read(&c->vc, table, c->phys,
 				 c->nr_cpus * sizeof(*c->phys)));
@@ -364,7 +365,7 @@ TEST_F(kdump, every_cpu_frozen)
 {
 	struct perf_hwtrace_header hdr;
 	unsigned int cpu, frozen = 0;
-	uint64_t rip[64];
+	uint64_t rip[MAX_CPUS];
 	uint8_t *trace;
 
 	if (_metadata->skip)
@@ -386,7 +387,7 @@ TEST_F(kdump, every_cpu_frozen)
 		free(trace);
 	}
 	EXPECT_EQ(!self->c.kdump ? sysconf(_SC_NPROCESSORS_ONLN) :
-				vmcore_rips(&self->c.vc, rip, 64), frozen);
+				vmcore_rips(&self->c.vc, rip, MAX_CPUS), frozen);
 }
 
 /*
@@ -543,7 +544,7 @@ TEST_F_TIMEOUT(kdump, crash_flow, 900)
 	struct perf_hwtrace_header hdr;
 	unsigned int cpu, found = 0;
 	struct ptsim_range fn[NR_FN];
-	uint64_t rip[64], fault_ip = 0, kaslr;
+	uint64_t rip[MAX_CPUS], fault_ip = 0, kaslr;
 	enum crash_how crash;
 	struct crash_flow cf;
 	struct kernel_text kt;
@@ -569,7 +570,7 @@ TEST_F_TIMEOUT(kdump, crash_flow, 900)
 		ASSERT_EQ(0, kernel_func(names[i], kaslr, &fn[i]))
 			TH_LOG("no %s in kallsyms", names[i]);
 	/* The oops' RIP, as the crash saved it: in the function that faulted. */
-	nr = vmcore_rips(&self->c.vc, rip, 64);
+	nr = vmcore_rips(&self->c.vc, rip, MAX_CPUS);
 	for (i = 0; oops && i < nr; i++)
 		if (ptsim_in_range(&fn[0], rip[i]))
 			fault_ip = rip[i];
