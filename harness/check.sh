@@ -137,16 +137,18 @@ start_guest() {	# NAME SUITES QEMU_TESTS PERF_TESTS [QEMU_ARGS [ARCH]]
 }
 
 # The hardware trace recorder through a crash: a guest that records every
-# CPU's kernel-mode Intel PT from boot crashes (HOW: an oops with
-# oops=panic, a panic, or a hard lockup with hardlockup_panic) by running
-# CRASH, its kernel booted with KERNEL_ARGS too; its capture kernel
-# decodes the trace from /proc/vmcore, or from the store if KERNEL_ARGS
-# give one, with libipt (hwtrace_kdump), then with perf (perf test
-# vmcore); the status is hwtrace_kdump's.
-hwtrace_kdump() {	# HOW CRASH [KERNEL_ARGS]
+# CPU's kernel-mode trace from boot (RECORDER: Intel PT, $pt_recorder, or
+# ptsim) crashes (HOW: an oops with oops=panic, a panic, a hard lockup
+# with hardlockup_panic, or on ptsim a soft lockup with softlockup_panic)
+# by running CRASH, its kernel booted with KERNEL_ARGS too; its capture
+# kernel decodes the trace from /proc/vmcore, or from the store if
+# KERNEL_ARGS give one, with libipt or ptsim's decoder (hwtrace_kdump),
+# then with perf (perf test vmcore); the status is hwtrace_kdump's.
+pt_recorder=hwtrace=intel_pt,config=0x2001,size=1020,kernel
+hwtrace_kdump() {	# HOW RECORDER CRASH [KERNEL_ARGS]
 	"$repo/harness/run-guest.sh" -K -t 1200 -o "$results/hwtrace-kdump-$1" \
-		-c "hwtrace=intel_pt,config=0x2001,size=1020,kernel crashkernel=384M oops=panic${3:+ $3}" \
-		"HWTRACE_KDUMP_CRASH=$1 PERF_TEST_VMLINUX=$build/kernel-debug/vmlinux sh $repo/harness/kdump.sh $build/kernel-debug/arch/x86/boot/bzImage '$2' sh -c 'cd $build/selftests/perf_events && ./hwtrace_kdump; rc=\$?; cd $build/linux/tools/perf && $build/perf/perf test -v vmcore; exit \$rc'" \
+		-c "$2 crashkernel=384M oops=panic${4:+ $4}" \
+		"HWTRACE_KDUMP_CRASH=$1 PERF_TEST_VMLINUX=$build/kernel-debug/vmlinux sh $repo/harness/kdump.sh $build/kernel-debug/arch/x86/boot/bzImage '$3' sh -c 'cd $build/selftests/perf_events && ./hwtrace_kdump; rc=\$?; cd $build/linux/tools/perf && $build/perf/perf test -v vmcore; exit \$rc'" \
 		> "$results/hwtrace-kdump-$1.log" 2>&1
 	echo $? > "$results/hwtrace-kdump-$1.rc"
 }
@@ -160,7 +162,7 @@ hwtrace_kdump() {	# HOW CRASH [KERNEL_ARGS]
 # reboot froze (hwtrace_store.sh).
 hwtrace_reboot() {
 	"$repo/harness/run-guest.sh" -R -t 1200 -o "$results/hwtrace-reboot" \
-		-c "memmap=4M\$0x70000000 hwtrace_store=4M@0x70000000 hwtrace=intel_pt,config=0x2001,size=1020,kernel" \
+		-c "memmap=4M\$0x70000000 hwtrace_store=4M@0x70000000 $pt_recorder" \
 		"cd $build/selftests/perf_events && HWTRACE_STORE_DECODE='cd $tree/tools/perf && $build/perf/perf test -v vmcore' PERF_TEST_VMLINUX=$build/kernel-debug/vmlinux sh $repo/harness/reboot.sh sh $tree/tools/testing/selftests/perf_events/hwtrace_store.sh" \
 		> "$results/hwtrace-reboot.log" 2>&1
 	echo $? > "$results/hwtrace-reboot.rc"
@@ -225,17 +227,22 @@ done < "$results/checkpatch.log"
 	hwtrace_reboot
 	# The NMI watchdog finds a CPU stuck with interrupts off within a
 	# second or two: watchdog_thresh=1.
-	hwtrace_kdump lockup \
+	hwtrace_kdump lockup "$pt_recorder" \
 		'echo 1 > /proc/sys/kernel/hardlockup_panic; echo HARDLOCKUP > /sys/kernel/debug/provoke-crash/DIRECT' \
 		'nmi_watchdog=1 watchdog_thresh=1'
+	# ptsim's records are the IPs its ticks interrupt: a CPU that spins
+	# with interrupts on until the soft lockup detector (off at boot,
+	# run-guest.sh's nosoftlockup) panics shows where it was stuck.
+	hwtrace_kdump softlockup hwtrace=ptsim,size=64,kernel \
+		'cd /proc/sys/kernel; echo 1 > softlockup_panic; echo 1 > watchdog_thresh; echo 1 > soft_watchdog; echo SOFTLOCKUP > /sys/kernel/debug/provoke-crash/DIRECT'
 } &
 kselftests_lane=$!
 {
 	start_guest perf-tests "" "$QEMU_PERF_TESTS" "$PERF_TESTS"
-	hwtrace_kdump oops 'echo ACCESS_NULL > /sys/kernel/debug/provoke-crash/DIRECT'
+	hwtrace_kdump oops "$pt_recorder" 'echo ACCESS_NULL > /sys/kernel/debug/provoke-crash/DIRECT'
 	# The panic's guest keeps its copies in a store too: its capture
 	# kernel, booted with the same store, reads them there.
-	hwtrace_kdump panic 'echo c > /proc/sysrq-trigger' \
+	hwtrace_kdump panic "$pt_recorder" 'echo c > /proc/sysrq-trigger' \
 		'memmap=4M$0x70000000 hwtrace_store=4M@0x70000000'
 	start_guest arm64 "$ARM64_SUITES" "$ARM64_QEMU_TESTS" "" "" arm64
 } &
@@ -249,7 +256,7 @@ perf_test_results "hwtrace-reboot: perf-test.vmcore" \
 	"$results/hwtrace-reboot.log" "$(cat "$results/hwtrace-reboot.rc")"
 wait $perf_tests_lane
 guest_results perf-tests
-for how in oops panic lockup; do
+for how in oops panic lockup softlockup; do
 	tap_results hwtrace-kdump-$how "$results/hwtrace-kdump-$how.log" \
 		"$(cat "$results/hwtrace-kdump-$how.rc")"
 	perf_test_results "hwtrace-kdump-$how: perf-test.vmcore" \

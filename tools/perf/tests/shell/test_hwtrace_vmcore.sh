@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # In the kdump kernel of a kernel that crashed while its hardware trace
-# recorder ran Intel PT in kernel mode, perf script reads every CPU's
+# recorder ran Intel PT, or ptsim, in kernel mode, perf script reads every CPU's
 # frozen copy from /proc/vmcore, with the crashed kernel's text as it ran
 # from the dump and its symbols from its vmlinux (PERF_TEST_VMLINUX, or
 # where perf looks for one by its build ID); from the recorder's store,
@@ -25,11 +25,19 @@
 #   - after a hard lockup that panicked (the log has "Watchdog detected
 #     hard LOCKUP" and the RIP where the watchdog's NMI found the CPU):
 #     one CPU's flow takes an interrupt at that very instruction, then
-#     enters perf_hwtrace_lockup_cpu(), and never nmi_panic().
+#     enters perf_hwtrace_lockup_cpu(), and never nmi_panic();
+#   - after a soft lockup that panicked, on ptsim (the log has "BUG: soft
+#     lockup" and the RIP where the detector found the CPU): the records
+#     of each CPU, the IPs that ptsim's ticks interrupted, numbered
+#     without a gap after the lost trace, at most one in a hundred in
+#     unknown code; one CPU's are mostly in the RIP's function, and so is
+#     one of its last four: it spun there, interrupts on, until the panic.
 #
 # Elsewhere (no /proc/vmcore, no hwtrace/previous/) it skips:
 # harness/check.sh runs it in the capture kernels of its kdump guests and
 # in the boot after its reboot guest's panic.
+
+. "$(dirname "$0")"/lib/ptsim.sh
 
 vmcore=/proc/vmcore
 previous=/sys/kernel/tracing/hwtrace/previous
@@ -55,6 +63,7 @@ else
 fi
 # The oops' RIP, as the crashed kernel's log has it: FUNCTION+OFFSET
 rip=
+stuck=
 if [ -r ${vmcore} ] ; then
 	vmcore-dmesg ${vmcore} > "${temp_dir}/dmesg" 2>&1
 	rip=$(sed -n 's/.*RIP: 0010:\([^/ ]*\)\/.*/\1/p' "${temp_dir}/dmesg" | head -1)
@@ -66,6 +75,9 @@ elif grep -q 'Watchdog detected hard LOCKUP' "${temp_dir}/dmesg" ; then
 	echo "The lockup: $(grep -m1 'RIP: 0010:' "${temp_dir}/dmesg")"
 	path="perf_hwtrace_lockup_cpu"
 	never="nmi_panic"
+elif grep -q 'BUG: soft lockup' "${temp_dir}/dmesg" ; then
+	echo "The soft lockup: $(grep -m1 'RIP: 0010:' "${temp_dir}/dmesg")"
+	stuck=${rip%%+*}
 elif [ -n "${rip}" ] ; then
 	echo "The oops: $(grep -m1 'RIP: 0010:' "${temp_dir}/dmesg")"
 	path="oops_begin"
@@ -79,24 +91,81 @@ else
 	exit 1
 fi
 
-# The branches of every CPU, as they stream out of perf: the decode of a
-# debug kernel's megabyte a CPU is some hundred megabytes of text
-perf script -i "${input}" ${PERF_TEST_VMLINUX:+--vmlinux="${PERF_TEST_VMLINUX}"} \
-	--itrace=be -F cpu,ip,sym,symoff,addr,flags 2> "${temp_dir}/err" |
-awk -v rip="${rip}" -v path="${path}" -v never="${never}" '
+# decode ITRACE FIELDS: every CPU's decode, as it streams out of perf (a
+# debug kernel's megabyte of Intel PT a CPU is some hundred megabytes of
+# text)
+decode()
+{
+	perf script -i "${input}" ${PERF_TEST_VMLINUX:+--vmlinux="${PERF_TEST_VMLINUX}"} \
+		--itrace="$1" -F "$2" 2> "${temp_dir}/err"
+}
+
+# What both checks below share: fail(MSG) prints the first ten failures;
+# a decoding error is one, but for a CPU's first lost trace (that of a
+# copy that wrapped), after which its decode starts again (synced[CPU]).
+decode_errors_awk='
 	function fail(msg) {
 		if (errors++ < 10)
 			print msg
 	}
-	# A branch: [CPU] FLAGS... FROM_IP FROM_SYM+OFF => TO_IP TO_SYM+OFF
 	/^ *instruction trace error / {
 		cpu = $0
 		sub(/.* cpu /, "", cpu)
-		sub(/ .*/, "", cpu)
+		cpu = sprintf("[%03d]", cpu)
 		if ($0 !~ /code 8: Lost trace data$/ || lost[cpu]++)
 			fail("Decoding error: " $0)
+		synced[cpu] = 0
 		next
 	}
+'
+
+# ptsim's records: [CPU]  IP: 1 payload: SEQ  IP SYM
+check_ticks()
+{
+	awk -v stuck="${stuck}" "${ptsim_awk_hex}${decode_errors_awk}"'
+	$2 != "IP:" || $4 != "payload:" {
+		fail("Not a ptsim record: " $0)
+		next
+	}
+	{
+		cpu = $1
+		seq = hex($5)
+		if (synced[cpu] && seq != last[cpu] + 1)
+			fail(cpu ": record " seq " after " last[cpu])
+		synced[cpu] = 1
+		last[cpu] = seq
+		n = ++records[cpu]
+		if ($NF == "[unknown]")
+			unknown[cpu]++
+		if ($NF == stuck) {
+			in_fn[cpu]++
+			last_in[cpu] = n
+		}
+	}
+	END {
+		for (cpu in records) {
+			n = records[cpu]
+			printf "%s: %d records, %d from unknown code, ", cpu, n, unknown[cpu]
+			printf "%d in %s, the last %d from the end\n",
+			       in_fn[cpu], stuck, n - last_in[cpu]
+			if (n < 1000 || unknown[cpu] * 100 > n)
+				fail(cpu ": too few records, or too many from unknown code")
+			if (!in_fn[cpu])
+				continue
+			found++
+			if (in_fn[cpu] * 2 <= n || n - last_in[cpu] >= 4)
+				fail(cpu ": the records do not end stuck in " stuck "()")
+		}
+		if (found != 1)
+			fail(found + 0 " CPUs have records in " stuck "()")
+		exit errors != 0
+	}'
+}
+
+# Intel PT's branches: [CPU] FLAGS... FROM_IP FROM_SYM+OFF => TO_IP TO_SYM+OFF
+check_branches()
+{
+	awk -v rip="${rip}" -v path="${path}" -v never="${never}" "${decode_errors_awk}"'
 	{
 		for (arrow = 1; arrow <= NF && $arrow != "=>"; arrow++)
 			;
@@ -147,6 +216,13 @@ awk -v rip="${rip}" -v path="${path}" -v never="${never}" '
 			fail(crash_cpu ": after the fault, the flow never enters " path "()")
 		exit errors != 0
 	}'
+}
+
+if [ -n "${stuck}" ] ; then
+	decode we cpu,ip,sym,synth | check_ticks
+else
+	decode be cpu,ip,sym,symoff,addr,flags | check_branches
+fi
 err=$?
 if grep -q -v '^Warning:\|instruction trace errors$' "${temp_dir}/err" ; then
 	cat "${temp_dir}/err"

@@ -10,13 +10,15 @@
  *
  * Run in the capture kernel, or in the boot after, of a kernel that
  * recorded Intel PT of kernel mode (hwtrace=intel_pt,config=0x2001,...,
- * kernel) and crashed as HWTRACE_KDUMP_CRASH says (harness/kdump.sh,
- * harness/reboot.sh and check.sh arrange it).  Every CPU it had froze its
- * copy in the crash paths; the copy of the CPU that crashed decodes, with
- * libipt, to the crash (crash_flow): over the crashed kernel's text as the
+ * kernel), or ptsim's (hwtrace=ptsim,...,kernel), and crashed as
+ * HWTRACE_KDUMP_CRASH says (harness/kdump.sh, harness/reboot.sh and
+ * check.sh arrange it).  Every CPU it had froze its copy in the crash
+ * paths; the copy of the CPU that crashed shows the crash (crash_flow):
+ * Intel PT's decodes, with libipt, over the crashed kernel's text as the
  * vmcore holds it, or, after a reboot, as this kernel (the same build)
- * has it in /proc/kcore.  With neither /proc/vmcore nor hwtrace/previous/,
- * skips.
+ * has it in /proc/kcore; ptsim's records, the IPs its ticks interrupted,
+ * end where the CPU was stuck.  With neither /proc/vmcore nor
+ * hwtrace/previous/, skips.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -490,12 +492,14 @@ static int crashed_kaslr(struct __test_metadata *_metadata,
  * interrupts off, and from the watchdog's NMI on that CPU into the
  * recorder, which froze it (flagged PERF_HWTRACE_LOCKUP), before
  * nmi_panic().  The first three functions in order; the flow must not
- * reach the fourth.
+ * reach the fourth.  "softlockup", on ptsim: see tick_flow().
  */
-enum crash_how { CRASH_PANIC, CRASH_OOPS, CRASH_REBOOT, CRASH_LOCKUP };
+enum crash_how {
+	CRASH_PANIC, CRASH_OOPS, CRASH_REBOOT, CRASH_LOCKUP, CRASH_SOFTLOCKUP
+};
 
 static const char * const crash_names[] = {
-	"panic", "oops", "reboot", "lockup"
+	"panic", "oops", "reboot", "lockup", "softlockup"
 };
 
 static const char * const crash_fns[][NR_FN] = {
@@ -536,55 +540,47 @@ static int crashed_text(const struct copies *c, uint64_t kaslr,
 	return ret ?: vmcore_read(&c->vc, at, kt->bytes, kt->size);
 }
 
-/* libipt under TCG decodes some 100,000 instructions a second. */
-TEST_F_TIMEOUT(kdump, crash_flow, 900)
+/*
+ * The flow of an Intel PT copy of @c through @crash's functions, decoded
+ * by libipt over the crashed kernel's text, moved @kaslr bytes from this
+ * kernel's.
+ */
+static void branch_flow(struct __test_metadata *_metadata,
+			const struct copies *c, enum crash_how crash,
+			uint64_t kaslr)
 {
-	const char *how = getenv("HWTRACE_KDUMP_CRASH");
-	const char * const *names;
+	const char * const *names = crash_fns[crash];
 	struct perf_hwtrace_header hdr;
 	unsigned int cpu, found = 0;
 	struct ptsim_range fn[NR_FN];
-	uint64_t rip[MAX_CPUS], fault_ip = 0, kaslr;
-	enum crash_how crash;
+	uint64_t rip[MAX_CPUS], fault_ip = 0;
 	struct crash_flow cf;
 	struct kernel_text kt;
 	struct pt_image *image;
+	bool oops = crash == CRASH_OOPS;
 	uint8_t *trace;
-	bool oops;
 	int i, nr;
 
-	if (_metadata->skip)
-		return;
-	for (i = 0; how && i < ARRAY_SIZE(crash_names); i++)
-		if (!strcmp(how, crash_names[i]))
-			break;
-	ASSERT_TRUE(how && i < ARRAY_SIZE(crash_names))
-		TH_LOG("HWTRACE_KDUMP_CRASH must say panic, oops, reboot or lockup");
-	crash = i;
-	ASSERT_EQ(self->c.kdump, crash != CRASH_REBOOT)
-		TH_LOG("kdump's crash is read in its capture kernel");
-	oops = crash == CRASH_OOPS;
-	names = crash_fns[crash];
-	ASSERT_EQ(0, crashed_kaslr(_metadata, &self->c, &kaslr));
 	for (i = 0; i < NR_FN; i++)
 		ASSERT_EQ(0, kernel_func(names[i], kaslr, &fn[i]))
 			TH_LOG("no %s in kallsyms", names[i]);
 	/* The oops' RIP, as the crash saved it: in the function that faulted. */
-	nr = vmcore_rips(&self->c.vc, rip, MAX_CPUS);
+	nr = vmcore_rips(&c->vc, rip, MAX_CPUS);
 	for (i = 0; oops && i < nr; i++)
 		if (ptsim_in_range(&fn[0], rip[i]))
 			fault_ip = rip[i];
 	if (oops)
 		ASSERT_NE(0, fault_ip) TH_LOG("no saved RIP in %s", names[0]);
 
-	ASSERT_EQ(0, crashed_text(&self->c, kaslr, &kt));
+	ASSERT_EQ(0, crashed_text(c, kaslr, &kt));
 	image = pt_image_alloc("crashed kernel");
 	ASSERT_EQ(0, pt_image_set_callback(image, read_kernel_text, &kt));
 
-	for (cpu = 0; cpu < self->c.nr_cpus; cpu++) {
-		trace = read_copy(_metadata, &self->c, cpu, &hdr);
+	for (cpu = 0; cpu < c->nr_cpus; cpu++) {
+		trace = read_copy(_metadata, c, cpu, &hdr);
 		if (!trace)
 			continue;
+		EXPECT_STREQ("intel_pt", hdr.pmu);
 		memset(&cf, 0, sizeof(cf));
 		memcpy(cf.fn, fn, sizeof(fn));
 		cf.fault_ip = fault_ip;
@@ -617,6 +613,89 @@ TEST_F_TIMEOUT(kdump, crash_flow, 900)
 	EXPECT_EQ(1, found) TH_LOG("no CPU's trace went through %s", names[1]);
 	pt_image_free(image);
 	free(kt.bytes);
+}
+
+/*
+ * "softlockup", on ptsim (hwtrace=ptsim,...,kernel): lkdtm's SOFTLOCKUP
+ * spins with interrupts on and preemption off until the soft lockup
+ * detector, from its timer's interrupt on that CPU, panics
+ * (softlockup_panic); the panic and the crash shutdown run with
+ * interrupts off, so no tick comes after.  Each ptsim record holds the IP
+ * its tick interrupted: the stuck CPU's copy is that spin to its end,
+ * records numbered without a gap, most of them in lkdtm_SOFTLOCKUP (a
+ * tick may land in an interrupt's softirq), and so is one of the last
+ * TICK_TAIL.  No other CPU has a record there.
+ */
+#define TICK_TAIL	4
+
+static void tick_flow(struct __test_metadata *_metadata,
+		      const struct copies *c, uint64_t kaslr)
+{
+	struct perf_hwtrace_header hdr;
+	unsigned int cpu, found = 0;
+	struct ptsim_stream s;
+	struct ptsim_trace t;
+	struct ptsim_range fn;
+	size_t i, in, last;
+	uint8_t *trace;
+
+	ASSERT_EQ(0, kernel_func("lkdtm_SOFTLOCKUP", kaslr, &fn));
+	for (cpu = 0; cpu < c->nr_cpus; cpu++) {
+		trace = read_copy(_metadata, c, cpu, &hdr);
+		if (!trace)
+			continue;
+		EXPECT_STREQ("ptsim", hdr.pmu);
+		memset(&s, 0, sizeof(s));
+		ptsim_stream_add(&s, trace, hdr.size, 0);
+		free(trace);
+		EXPECT_EQ(0, ptsim_decode(&s, &t)) TH_LOG("cpu %u: %s", cpu, t.error);
+		for (i = 0, in = 0, last = 0; i < t.nr; i++) {
+			if (i && t.rec[i].seq != t.rec[i - 1].seq + 1)
+				TH_LOG("cpu %u: record %llu after %llu", cpu,
+				       (unsigned long long)t.rec[i].seq,
+				       (unsigned long long)t.rec[i - 1].seq);
+			EXPECT_TRUE(!i || t.rec[i].seq == t.rec[i - 1].seq + 1);
+			if (ptsim_in_range(&fn, t.rec[i].ip)) {
+				in++;
+				last = i + 1;
+			}
+		}
+		TH_LOG("cpu %u: %zu records, %zu in lkdtm_SOFTLOCKUP, the last %zu from the end",
+		       cpu, t.nr, in, t.nr - last);
+		if (in) {
+			found++;
+			EXPECT_LT(t.nr / 2, in);
+			EXPECT_GE(TICK_TAIL, t.nr - last);
+		}
+		ptsim_trace_free(&t);
+		ptsim_stream_free(&s);
+	}
+	EXPECT_EQ(1, found) TH_LOG("no CPU's records are in lkdtm_SOFTLOCKUP");
+}
+
+/* libipt under TCG decodes some 100,000 instructions a second. */
+TEST_F_TIMEOUT(kdump, crash_flow, 900)
+{
+	const char *how = getenv("HWTRACE_KDUMP_CRASH");
+	enum crash_how crash;
+	uint64_t kaslr;
+	int i;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; how && i < ARRAY_SIZE(crash_names); i++)
+		if (!strcmp(how, crash_names[i]))
+			break;
+	ASSERT_TRUE(how && i < ARRAY_SIZE(crash_names))
+		TH_LOG("HWTRACE_KDUMP_CRASH must say panic, oops, reboot, lockup or softlockup");
+	crash = i;
+	ASSERT_EQ(self->c.kdump, crash != CRASH_REBOOT)
+		TH_LOG("kdump's crash is read in its capture kernel");
+	ASSERT_EQ(0, crashed_kaslr(_metadata, &self->c, &kaslr));
+	if (crash == CRASH_SOFTLOCKUP)
+		tick_flow(_metadata, &self->c, kaslr);
+	else
+		branch_flow(_metadata, &self->c, crash, kaslr);
 }
 
 TEST_HARNESS_MAIN
