@@ -201,7 +201,18 @@ switch_signal() {
 	phases_recorded "$tmp/sw" dump_signal $sampled -m 1024 --mmap-flush=64K &&
 	[ "$(ls "$tmp"/sw/s.data.* | wc -l)" = 3 ] &&
 	decodes_alone "$tmp/sw" 1 && decodes_alone "$tmp/sw" 2 &&
-	decodes_alone "$tmp/sw" 3 && grep -q -x 401020 "$tmp/flow"
+	decodes_alone "$tmp/sw" 3 && grep -q -x 401020 "$tmp/flow" &&
+	vdso_named "$f"
+}
+
+# The program's mappings as DATA describes them name its vdso as the
+# kernel did, [vdso], not as perf's copy of it (/tmp/perf-vdso.so-*),
+# which perf script takes for a file (and fails to decode code there).
+vdso_named() {	# DATA
+	"$perf" script -i "$1" --no-itrace --show-mmap-events 2> /dev/null |
+		grep '^ *phases .*PERF_RECORD_MMAP2' > "$tmp/mmaps"
+	cat "$tmp/mmaps"
+	grep -q ' \[vdso\]$' "$tmp/mmaps" && ! grep -q perf-vdso "$tmp/mmaps"
 }
 
 # The COMM and MMAP2 records of the program in DATA (not decoding).

@@ -345,20 +345,41 @@ check_summary()
 # those overwritten must be reported lost, and what remains decodes with no
 # gap that is not.  An AUX event itself cannot be recorded so (perf writes
 # to its ring, and an overwrite ring is mapped read-only): refused.
+# Rings of 16 pages keep some 15 samples each, of their latest trace whole
+# (aux_sample_flags 0x1: samples of new trace only, 0x3, would keep as
+# much room each with a few bytes, too few to decode from): hundreds of
+# ptwrites.
+record_overwrite()
+{
+	if ! perf record -A ptsim --overwrite -m "$1" -e cpu-clock:u \
+			-o "${perfdata}" -- "${workload}" ${spin_ms} \
+			> "${errfile}" 2>&1 ; then
+		cat "${errfile}"
+		echo "perf record -A ptsim --overwrite -m $1 failed"
+		err=1
+		return 1
+	fi
+}
+
 test_overwrite()
 {
 	echo "--- Test perf record -A ptsim --overwrite ---"
 
-	if ! perf record -A ptsim --overwrite -m 64 -e cpu-clock:u \
-			-o "${perfdata}" -- "${workload}" ${spin_ms} \
-			> "${errfile}" 2>&1 ; then
-		cat "${errfile}"
-		echo "perf record -A ptsim --overwrite failed"
-		err=1
-		return
-	fi
+	record_overwrite 64 || return
 	check_streams " with --overwrite" "overwrite rings"
 	expect_error "cannot use --overwrite" -e ptsim//u --overwrite
+
+	record_overwrite 16 || return
+	ptwrites=$(perf script -i "${perfdata}" --itrace=we -F synth \
+		   2> /dev/null | grep -c 'payload:')
+	echo "16 pages: ${ptwrites} ptwrites"
+	if ! perf evlist -v -i "${perfdata}" |
+	     grep -q 'aux_sample_flags: 0x1\(,\|$\)' ||
+	   [ "${ptwrites}" -lt 100 ] ; then
+		perf evlist -v -i "${perfdata}"
+		echo "Overwrite rings of 16 pages: too little trace"
+		err=1
+	fi
 }
 
 # A sysfs for perf record (SYSFS_PATH="${sysfs}"): links to all of /sys

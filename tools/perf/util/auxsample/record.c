@@ -5,8 +5,9 @@
  * PMU that the kernel runs for it (attr.aux_sample_type), with the
  * position of that trace in its stream (PERF_AUX_SAMPLE_POSITION) when the
  * PMU can tell it, and then only the trace that is new since the sample
- * before (PERF_AUX_SAMPLE_NEW) if the kernel can do that and
- * --aux-sample-overlap does not say otherwise.  A kernel without hidden AUX
+ * before (PERF_AUX_SAMPLE_NEW) if the kernel can do that, no event writes
+ * to an overwrite ring and --aux-sample-overlap does not say otherwise.
+ * A kernel without hidden AUX
  * events gets the same recording in the group-leader form: PMU leads a
  * group of all the events (also asked for with --aux-sample-group).
  */
@@ -233,18 +234,45 @@ static int auxsample__check(const char *spec,
 	}
 }
 
+/*
+ * Whether an event of @evlist writes to an overwrite ring (--overwrite, or
+ * its overwrite term).  There a sample of new trace only keeps the room of
+ * all the --aux-sample size (the kernel reserves it before it knows how
+ * much is new), so the ring keeps no more samples than of the latest trace,
+ * and the newest of them, with a few bytes each, seldom hold a PSB from
+ * which to decode.
+ */
+static bool auxsample__overwrites(struct evlist *evlist,
+				  const struct record_opts *opts)
+{
+	struct evsel_config_term *term;
+	struct evsel *evsel;
+
+	if (opts->overwrite)
+		return true;
+	evlist__for_each_entry(evlist, evsel) {
+		term = evsel__get_config_term(evsel, OVERWRITE);
+		if (term && term->val.overwrite)
+			return true;
+	}
+	return false;
+}
+
 /* The form to record in, or an error, having said what is wrong. */
 static int auxsample__choose(const char *spec,
 			     const struct perf_event_attr *aux, u32 size,
+			     struct evlist *evlist,
 			     const struct record_opts *opts,
 			     enum auxsample_form *form)
 {
+	bool new = !opts->aux_sample_overlap &&
+		   !auxsample__overwrites(evlist, opts);
 	int err;
 
 	*form = AUXSAMPLE_GROUP;
 	if (opts->aux_sample_group)
 		return 0;
-	err = auxsample__form(spec, aux, !opts->aux_sample_overlap, form);
+	err = auxsample__form(spec, aux, new, form);
 	if (err || *form == AUXSAMPLE_GROUP)
 		return err;
 
@@ -377,7 +405,8 @@ int auxsample__record_setup(struct evlist *evlist, struct record_opts *opts,
 	term = evsel__get_config_term(aux, CFG_CHG);
 	opts->aux_sampler_terms = term ? term->val.cfg_chg : 0;
 
-	err = auxsample__choose(spec, &aux->core.attr, size, opts, &form);
+	err = auxsample__choose(spec, &aux->core.attr, size, evlist, opts,
+				&form);
 	if (!err && form != AUXSAMPLE_GROUP)
 		err = auxsample__check_modes(evlist, spec);
 	if (err)
