@@ -7,8 +7,8 @@
 # kselftest suites $SUITES with the emulator's tests $QEMU_TESTS
 # (qemu/tests), the emulator's flow test, a check that the harness itself
 # reports a guest WARNING as a failure and the hardware trace recorder's
-# kselftest in a guest booted with hwtrace=, and its kdump test through a
-# hard lockup; and the perf tests $PERF_TESTS with the emulator's tests
+# kselftest in a guest booted with hwtrace=, and its kdump tests through a
+# hard lockup and, on ptsim, a soft lockup; and the perf tests $PERF_TESTS with the emulator's tests
 # $QEMU_PERF_TESTS, the recorder's kdump test through an oops and a panic,
 # then the arm64 debug kernel's guest with the kselftest suites
 # $ARM64_SUITES (make selftests-arm64) and the emulator's tests
@@ -207,7 +207,7 @@ done < "$results/checkpatch.log"
 # lanes of about the same length (some 50 minutes): the kselftests'
 # guest, flow.sh's (one vCPU, QEMU logging the blocks it runs), the
 # harness's own check, the recorder's boot-time and reboot guests and its
-# hard lockup's kdump guest; beside them the perf tests' guest, the
+# lockups' kdump guests; beside them the perf tests' guest, the
 # recorder's other kdump guests and the arm64 guest.
 {
 	start_guest kselftests "$SUITES" "$QEMU_TESTS" ""
