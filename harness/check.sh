@@ -8,12 +8,12 @@
 # (qemu/tests), the emulator's flow test, a check that the harness itself
 # reports a guest WARNING as a failure and the hardware trace recorder's
 # kselftest in a guest booted with hwtrace=, and its kdump tests through a
-# hard lockup and, on ptsim, a soft lockup; and the perf tests $PERF_TESTS with the emulator's tests
-# $QEMU_PERF_TESTS, the recorder's kdump test through an oops and a panic,
-# then the arm64 debug kernel's guest with the kselftest suites
-# $ARM64_SUITES (make selftests-arm64) and the emulator's tests
-# $ARM64_QEMU_TESTS, whose -Acs_etm recordings the host decodes for their
-# parity check.
+# hard lockup and, on ptsim, a soft lockup; and the perf tests $PERF_TESTS
+# with the emulator's tests $QEMU_PERF_TESTS, the recorder's kdump test
+# through an oops and a panic, then the arm64 debug kernel's guest with
+# the kselftest suites $ARM64_SUITES (make selftests-arm64) and the
+# emulator's tests $ARM64_QEMU_TESTS, whose -Acs_etm recordings the host
+# decodes for their parity check.
 # Ends with "N passed, N failed, N skipped" (each skip is listed with its
 # reason).
 set -uo pipefail

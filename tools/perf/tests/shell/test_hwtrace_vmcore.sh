@@ -26,12 +26,13 @@
 #     hard LOCKUP" and the RIP where the watchdog's NMI found the CPU):
 #     one CPU's flow takes an interrupt at that very instruction, then
 #     enters perf_hwtrace_lockup_cpu(), and never nmi_panic();
-#   - after a soft lockup that panicked, on ptsim (the log has "BUG: soft
-#     lockup" and the RIP where the detector found the CPU): the records
-#     of each CPU, the IPs that ptsim's ticks interrupted, numbered
-#     without a gap after the lost trace, at most one in a hundred in
-#     unknown code; one CPU's are mostly in the RIP's function, and so is
-#     one of its last four: it spun there, interrupts on, until the panic.
+#   - after a soft lockup that panicked, on ptsim, lkdtm's SOFTLOCKUP
+#     (the log has "BUG: soft lockup - CPU#N stuck"): the records of each
+#     CPU, the IPs that ptsim's ticks interrupted, numbered without a gap
+#     after the lost trace, at most one in a hundred in unknown code;
+#     those of CPU N, and no other's, are mostly in lkdtm_SOFTLOCKUP(),
+#     and so is one of its last four: it spun there, interrupts on, until
+#     the panic.
 #
 # Elsewhere (no /proc/vmcore, no hwtrace/previous/) it skips:
 # harness/check.sh runs it in the capture kernels of its kdump guests and
@@ -64,6 +65,7 @@ fi
 # The oops' RIP, as the crashed kernel's log has it: FUNCTION+OFFSET
 rip=
 stuck=
+stuck_cpu=
 if [ -r ${vmcore} ] ; then
 	vmcore-dmesg ${vmcore} > "${temp_dir}/dmesg" 2>&1
 	rip=$(sed -n 's/.*RIP: 0010:\([^/ ]*\)\/.*/\1/p' "${temp_dir}/dmesg" | head -1)
@@ -76,8 +78,10 @@ elif grep -q 'Watchdog detected hard LOCKUP' "${temp_dir}/dmesg" ; then
 	path="perf_hwtrace_lockup_cpu"
 	never="nmi_panic"
 elif grep -q 'BUG: soft lockup' "${temp_dir}/dmesg" ; then
-	echo "The soft lockup: $(grep -m1 'RIP: 0010:' "${temp_dir}/dmesg")"
-	stuck=${rip%%+*}
+	echo "The soft lockup: $(grep -m1 'BUG: soft lockup' "${temp_dir}/dmesg")"
+	stuck=lkdtm_SOFTLOCKUP
+	stuck_cpu=$(sed -n 's/.*BUG: soft lockup - CPU#\([0-9]*\) stuck.*/\1/p' \
+		    "${temp_dir}/dmesg" | head -1)
 elif [ -n "${rip}" ] ; then
 	echo "The oops: $(grep -m1 'RIP: 0010:' "${temp_dir}/dmesg")"
 	path="oops_begin"
@@ -122,7 +126,8 @@ decode_errors_awk='
 # ptsim's records: [CPU]  IP: 1 payload: SEQ  IP SYM
 check_ticks()
 {
-	awk -v stuck="${stuck}" "${ptsim_awk_hex}${decode_errors_awk}"'
+	awk -v stuck="${stuck}" -v stuck_cpu="${stuck_cpu}" \
+		"${ptsim_awk_hex}${decode_errors_awk}"'
 	$2 != "IP:" || $4 != "payload:" {
 		fail("Not a ptsim record: " $0)
 		next
@@ -153,6 +158,8 @@ check_ticks()
 			if (!in_fn[cpu])
 				continue
 			found++
+			if (stuck_cpu == "" || cpu != sprintf("[%03d]", stuck_cpu))
+				fail(cpu ": in " stuck "(), but CPU " stuck_cpu " is stuck")
 			if (in_fn[cpu] * 2 <= n || n - last_in[cpu] >= 4)
 				fail(cpu ": the records do not end stuck in " stuck "()")
 		}

@@ -7,9 +7,9 @@
  * PMU can tell it, and then only the trace that is new since the sample
  * before (PERF_AUX_SAMPLE_NEW) if the kernel can do that, no event writes
  * to an overwrite ring and --aux-sample-overlap does not say otherwise.
- * A kernel without hidden AUX
- * events gets the same recording in the group-leader form: PMU leads a
- * group of all the events (also asked for with --aux-sample-group).
+ * A kernel without hidden AUX events gets the same recording in the
+ * group-leader form: PMU leads a group of all the events (also asked for
+ * with --aux-sample-group).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -235,12 +235,12 @@ static int auxsample__check(const char *spec,
 }
 
 /*
- * Whether an event of @evlist writes to an overwrite ring (--overwrite, or
- * its overwrite term).  There a sample of new trace only keeps the room of
- * all the --aux-sample size (the kernel reserves it before it knows how
- * much is new), so the ring keeps no more samples than of the latest trace,
- * and the newest of them, with a few bytes each, seldom hold a PSB from
- * which to decode.
+ * Whether an event of @evlist writes to an overwrite ring (its overwrite
+ * term, or --overwrite without a no-overwrite term).  There a sample of
+ * new trace only keeps the room of all the --aux-sample size (the kernel
+ * reserves it before it knows how much is new), so the ring keeps no more
+ * samples than of the latest trace, and the newest of them, with a few
+ * bytes each, seldom hold a PSB from which to decode.
  */
 static bool auxsample__overwrites(struct evlist *evlist,
 				  const struct record_opts *opts)
@@ -248,11 +248,9 @@ static bool auxsample__overwrites(struct evlist *evlist,
 	struct evsel_config_term *term;
 	struct evsel *evsel;
 
-	if (opts->overwrite)
-		return true;
 	evlist__for_each_entry(evlist, evsel) {
 		term = evsel__get_config_term(evsel, OVERWRITE);
-		if (term && term->val.overwrite)
+		if (term ? term->val.overwrite : opts->overwrite)
 			return true;
 	}
 	return false;
