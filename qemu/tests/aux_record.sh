@@ -196,13 +196,15 @@ decodes_alone() {	# DIR N
 # phase's samples (some 180 KiB) go to the first file; the second's (some
 # 20 KiB) are still in the ring at the second switch and go to the last
 # file, which has no mmap of the program, and decodes only if perf
-# described the program there.
+# described the program there.  With --buildid-mmap, whose build IDs
+# the descriptions keep.
 switch_signal() {
-	phases_recorded "$tmp/sw" dump_signal $sampled -m 1024 --mmap-flush=64K &&
+	phases_recorded "$tmp/sw" dump_signal $sampled -m 1024 --mmap-flush=64K \
+		--buildid-mmap &&
 	[ "$(ls "$tmp"/sw/s.data.* | wc -l)" = 3 ] &&
 	decodes_alone "$tmp/sw" 1 && decodes_alone "$tmp/sw" 2 &&
 	decodes_alone "$tmp/sw" 3 && grep -q -x 401020 "$tmp/flow" &&
-	vdso_named "$f"
+	vdso_named "$f" && build_id_kept
 }
 
 # The program's mappings as DATA describes them name its vdso as the
@@ -213,6 +215,15 @@ vdso_named() {	# DATA
 		grep '^ *phases .*PERF_RECORD_MMAP2' > "$tmp/mmaps"
 	cat "$tmp/mmaps"
 	grep -q ' \[vdso\]$' "$tmp/mmaps" && ! grep -q perf-vdso "$tmp/mmaps"
+}
+
+# With --buildid-mmap, the program's mapping as vdso_named() found it
+# names its file by the build ID of the file's note, as the kernel's
+# records did, not by a device and inode (which such records lack).
+build_id_kept() {
+	bid=$(readelf -n "$tmp/phases" | awk '$1 == "Build" { print $3 }') &&
+	echo "phases: build ID $bid" && [ -n "$bid" ] &&
+	grep -q "<$bid>\]: r-xp $tmp/phases\$" "$tmp/mmaps"
 }
 
 # The COMM and MMAP2 records of the program in DATA (not decoding).
